@@ -1,0 +1,47 @@
+/**
+ * npm run db:migration:create -- <name>
+ *
+ * Writes the migration from the existing history to the current prisma/schema.prisma for BOTH
+ * providers, under one shared folder name:
+ *   prisma/migrations/sqlite/<timestamp>_<name>/migration.sql
+ *   prisma/migrations/postgresql/<timestamp>_<name>/migration.sql
+ * For each provider the existing migrations are applied to a scratch database (temp SQLite file;
+ * temporary PostgreSQL database on POSTGRES_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres,
+ * created and dropped) and the engine diffs it against the schema. Prints "no changes" when the
+ * migrations already match the schema. Nothing is applied to DATABASE_URL: run `npm run db:migrate`.
+ *
+ * Reset the history (e.g. to regenerate the initial migration while the models are being designed,
+ * before anything is deployed):
+ *   rm -rf prisma/migrations/sqlite prisma/migrations/postgresql data/
+ *   npm run db:migration:create -- init
+ *   npm run db:migrate
+ */
+
+import path from 'node:path';
+import { createMigrations } from '../src/db/migrate.js';
+import { PROJECT_ROOT } from '../src/db/paths.js';
+import { DATABASE_PROVIDERS } from '../src/db/provider.js';
+
+const name = process.argv.slice(2).join(' ').trim();
+if (name === '' || name.startsWith('-')) {
+  console.error('Usage: npm run db:migration:create -- <name>');
+  process.exit(2);
+}
+
+try {
+  const results = await createMigrations(name, DATABASE_PROVIDERS, {
+    postgresAdminUrl: process.env.POSTGRES_ADMIN_URL,
+  });
+  for (const result of results) {
+    if (result.status === 'created') {
+      console.log(
+        `${result.provider}: created ${path.relative(PROJECT_ROOT, result.directory)}/migration.sql`,
+      );
+    } else {
+      console.log(`${result.provider}: no changes, the migrations already match prisma/schema.prisma`);
+    }
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+}

@@ -1,0 +1,72 @@
+import type { PrismaClient } from '../generated/sqlite/client.js';
+import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
+import { type DatabaseProvider, sqliteFilePath } from './provider.js';
+
+/**
+ * The Prisma client type used throughout the app. Both generated clients (src/generated/sqlite and
+ * src/generated/postgresql) come from the same models, so their model APIs are identical; the SQLite
+ * one is the nominal type.
+ */
+export type DatabaseClient = PrismaClient;
+
+export interface Database {
+  readonly prisma: DatabaseClient;
+  readonly provider: DatabaseProvider;
+  /** Disconnects the client and closes the driver (SQLite file handle / pg pool). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to DATABASE_URL: `file:...` → SQLite (better-sqlite3), `postgres(ql)://...` → PostgreSQL
+ * (pg). Does not migrate: run `npm run db:migrate` (or applyMigrations from ./migrate.js) first.
+ *
+ * SQLite: creates the file's folder if missing and sets, on the client's connection,
+ * `journal_mode=WAL` (persistent, lets readers work during a write), `synchronous=NORMAL` (safe with
+ * WAL, far fewer fsyncs) and `busy_timeout` (wait for locks instead of failing with SQLITE_BUSY).
+ */
+export async function createDatabase(databaseUrl: string): Promise<Database> {
+  const { provider, factory: adapter } = createAdapterFactory(databaseUrl);
+  let prisma: DatabaseClient;
+  if (provider === 'sqlite') {
+    await ensureSqliteParentDir(databaseUrl);
+    const { PrismaClient } = await import('../generated/sqlite/client.js');
+    prisma = new PrismaClient({ adapter });
+  } else {
+    const { PrismaClient } = await import('../generated/postgresql/client.js');
+    // Same models, different provider: the PostgreSQL client's model API is identical to the SQLite
+    // client's, but TypeScript sees two unrelated generated classes, hence the cast.
+    prisma = new PrismaClient({ adapter }) as unknown as DatabaseClient;
+  }
+
+  try {
+    if (provider === 'sqlite') {
+      await configureSqlite(prisma, sqliteFilePath(databaseUrl) === ':memory:');
+    } else {
+      await prisma.$queryRawUnsafe('SELECT 1'); // fail fast on a bad URL or an unreachable server
+    }
+  } catch (error) {
+    await prisma.$disconnect().catch(() => {});
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    prisma,
+    provider,
+    close: () => {
+      closing ??= prisma.$disconnect();
+      return closing;
+    },
+  };
+}
+
+async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promise<void> {
+  // The adapter opens one better-sqlite3 connection per client, so these per-connection pragmas hold
+  // for every query the client runs. busy_timeout first: switching to WAL needs a lock.
+  await prisma.$queryRawUnsafe(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  const [mode] = await prisma.$queryRawUnsafe<{ journal_mode: string }[]>('PRAGMA journal_mode = WAL');
+  if (!inMemory && mode?.journal_mode !== 'wal') {
+    throw new Error(`Could not switch SQLite to WAL mode (journal_mode is ${String(mode?.journal_mode)})`);
+  }
+  await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+}
