@@ -36,17 +36,15 @@ const event = z
     source: optionalText,
     tracking_location: location.nullish().catch(null),
   })
-  .transform(
-    (e): TrackingEvent => ({
-      message: e.message,
-      description: e.description,
-      status: e.status ?? 'unknown',
-      statusDetail: e.status_detail,
-      datetime: e.datetime,
-      source: e.source,
-      location: e.tracking_location ?? null,
-    }),
-  );
+  .transform((e): TrackingEvent => ({
+    message: e.message,
+    description: e.description,
+    status: e.status ?? 'unknown',
+    statusDetail: e.status_detail,
+    datetime: e.datetime,
+    source: e.source,
+    location: e.tracking_location ?? null,
+  }));
 
 /**
  * A list of events: null or absent is an empty list; an element that is not a well-formed event is left out
@@ -81,24 +79,22 @@ export const shipmentSchema = z
     events: eventList,
     destination_events: eventList,
   })
-  .transform(
-    (s): Shipment => ({
-      orderId: s.order_id,
-      trackingNumber: s.tracking_number,
-      trackingProvider: s.tracking_provider,
-      status: s.tracking_event_status ?? 'unknown',
-      estimatedDeliveryDate: s.tracking_est_delivery_date,
-      originCountry: s.origin_country,
-      destinationCountry: s.destination_country,
-      deliveryNumber: s.delivery_number,
-      deliveryProvider: s.delivery_provider,
-      shippingService: toPlainText(s.shipping_service),
-      shippingServiceRaw: s.shipping_service,
-      lastEventTime: s.last_event_time,
-      events: s.events,
-      destinationEvents: s.destination_events,
-    }),
-  );
+  .transform((s): Shipment => ({
+    orderId: s.order_id,
+    trackingNumber: s.tracking_number,
+    trackingProvider: s.tracking_provider,
+    status: s.tracking_event_status ?? 'unknown',
+    estimatedDeliveryDate: s.tracking_est_delivery_date,
+    originCountry: s.origin_country,
+    destinationCountry: s.destination_country,
+    deliveryNumber: s.delivery_number,
+    deliveryProvider: s.delivery_provider,
+    shippingService: toPlainText(s.shipping_service),
+    shippingServiceRaw: s.shipping_service,
+    lastEventTime: s.last_event_time,
+    events: s.events,
+    destinationEvents: s.destination_events,
+  }));
 
 /** `trackers_balance` is numeric text; a number is accepted too. Anything else is "unknown" (null). */
 export function parseBalance(value: unknown): number | null {

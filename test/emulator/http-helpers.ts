@@ -15,7 +15,7 @@ export interface CallResult {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test convenience, bodies are checked field by field
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience, bodies are checked field by field
   json: any;
 }
 
