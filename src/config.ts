@@ -106,3 +106,84 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): z.output<S> 
 }
 
 export { boolFlag, logLevel };
+
+const appEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)')
+    .default('file:./data/tracksync.db'),
+  SHOPIFY_API_KEY: z.string().min(1),
+  SHOPIFY_API_SECRET: z.string().min(1),
+  SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }),
+  TRACKING_API_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .regex(/\/v\d+\/?$/, 'must end with the version segment, e.g. /v1'),
+  ENCRYPTION_KEY: z.string().min(1),
+  LOG_LEVEL: logLevel,
+  /** web: HTTP only; worker: background work only; all: both in one process. */
+  ROLE: z.enum(['all', 'web', 'worker']).default('all'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+});
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  shopify: { apiKey: string; apiSecret: string; appUrl: string };
+  trackingApiBaseUrl: string;
+  /** Raw ENCRYPTION_KEY; parsed into a keyring by the shop repository's factory. */
+  encryptionKey: string;
+  logLevel: z.infer<typeof logLevel>;
+  role: 'all' | 'web' | 'worker';
+  workerConcurrency: number;
+}
+
+export function loadAppConfig(env: Env = process.env): AppConfig {
+  const e = parseEnv(appEnv, env);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    shopify: { apiKey: e.SHOPIFY_API_KEY, apiSecret: e.SHOPIFY_API_SECRET, appUrl: e.SHOPIFY_APP_URL },
+    trackingApiBaseUrl: e.TRACKING_API_BASE_URL,
+    encryptionKey: e.ENCRYPTION_KEY,
+    logLevel: e.LOG_LEVEL,
+    role: e.ROLE,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+  };
+}
+
+/** The dev defaults `npm run dev` fills in for whatever the environment leaves unset. */
+export const devDefaults: Env = {
+  PORT: '3000',
+  HOST: '127.0.0.1',
+  DATABASE_URL: 'file:./data/dev.db',
+  SHOPIFY_API_KEY: 'dev-api-key',
+  SHOPIFY_API_SECRET: 'dev-app-secret',
+  SHOPIFY_APP_URL: 'http://127.0.0.1:3000',
+  // A fixed key for local development only: it protects nothing but the emulator's demo key.
+  ENCRYPTION_KEY: 'dev:ZGV2LW9ubHktZW5jcnlwdGlvbi1rZXktMzItYnl0ZXM=',
+  LOG_LEVEL: 'info',
+};
+
+/** For `npm run dev` and the dev tools: the environment over the dev defaults, plus where the emulator is. */
+export function loadDevSettings(env: Env = process.env): {
+  env: Env;
+  emulator: EmulatorConfig;
+  trackingApiBaseUrl: string | undefined;
+} {
+  const merged: Env = { ...devDefaults };
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') merged[k] = v;
+  return { env: merged, emulator: loadEmulatorConfig(env), trackingApiBaseUrl: merged.TRACKING_API_BASE_URL };
+}
+
+/** Loads `.env` from the working directory when there is one (Node's own parser); the real environment wins. */
+export function loadDotEnvFile(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

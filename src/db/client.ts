@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../generated/sqlite/client.js';
+import type { Prisma, PrismaClient } from '../generated/sqlite/client.js';
 import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
 import { type DatabaseProvider, sqliteFilePath } from './provider.js';
 
@@ -69,4 +69,12 @@ async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promi
     throw new Error(`Could not switch SQLite to WAL mode (journal_mode is ${String(mode?.journal_mode)})`);
   }
   await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+}
+
+/** The client handed to an interactive transaction's callback. */
+export type Tx = Prisma.TransactionClient;
+
+/** A unique constraint refused the write (Prisma's P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
 }

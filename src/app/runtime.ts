@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { type CarrierRepository, createCarrierRepository } from '../carriers/carrier-repository.js';
+import type { AppConfig } from '../config.js';
+import { createDatabase, type Database } from '../db/client.js';
+import { applyMigrations } from '../db/migrate.js';
+import { createWorker, type Worker } from '../jobs/worker.js';
+import type { Logger } from '../logger.js';
+import { createShopify } from '../shopify/api.js';
+import { parseKeyring } from '../shops/crypto.js';
+import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
+import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
+import type { FetchLike } from '../tracking/request.js';
+import { createReadinessCheck } from './readiness.js';
+import { createApp } from './server.js';
+
+export interface Runtime {
+  /** The web server's base URL, when this process serves HTTP. */
+  url: string | null;
+  db: Database;
+  shops: ShopRepository;
+  carriers: CarrierRepository;
+  client: TrackingClient;
+  worker: Worker | null;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger: Logger;
+  /** Apply pending migrations before serving (default true). */
+  migrate?: boolean;
+  fetch?: FetchLike;
+  /** Worker idle poll (tests shorten it). */
+  idlePollMs?: number;
+}
+
+/** Builds the whole app from config: database, repositories, client, and the web server and/or worker. */
+export async function startRuntime(config: AppConfig, options: RuntimeOptions): Promise<Runtime> {
+  const { logger } = options;
+  const keyring = parseKeyring(config.encryptionKey);
+  if (options.migrate ?? true) {
+    const { applied } = await applyMigrations(config.databaseUrl);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  const db = await createDatabase(config.databaseUrl);
+  const shops = createShopRepository(db.prisma, keyring);
+  const carriers = createCarrierRepository(db.prisma);
+  const client = createTrackingClient({
+    baseUrl: config.trackingApiBaseUrl,
+    logger,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+  const worker =
+    config.role === 'web'
+      ? null
+      : createWorker(
+          { prisma: db.prisma, client, shops, carriers, logger, owner },
+          { concurrency: config.workerConcurrency, idlePollMs: options.idlePollMs },
+        );
+
+  let server: Server | null = null;
+  let url: string | null = null;
+  if (config.role !== 'worker') {
+    const app = createApp({
+      prisma: db.prisma,
+      shopify: createShopify(config.shopify),
+      logger,
+      readiness: createReadinessCheck(db.prisma, db.provider),
+      onDeliveryRecorded: () => worker?.wake(),
+    });
+    server = app.listen(config.port, config.host);
+    await once(server, 'listening');
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    url = `http://${host}:${port}`;
+    logger.info({ url, role: config.role }, 'listening');
+  }
+  worker?.start();
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    db,
+    shops,
+    carriers,
+    client,
+    worker,
+    close() {
+      closing ??= (async () => {
+        if (server) {
+          const closed = new Promise((resolve) => server!.close(resolve));
+          server.closeIdleConnections();
+          const timer = setTimeout(() => server!.closeAllConnections(), 5_000);
+          await closed;
+          clearTimeout(timer);
+        }
+        await worker?.stop();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import type { ShopRepository } from '../shops/shop-repository.js';
+import type { TrackingClient } from '../tracking/client.js';
+import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
+import { processDeliveries } from '../webhooks/process-deliveries.js';
+import { refreshCarriersIfDue } from './refresh-carriers.js';
+
+export interface WorkerDeps {
+  prisma: DatabaseClient;
+  client: TrackingClient;
+  shops: ShopRepository;
+  carriers: CarrierRepository;
+  logger: Logger;
+  owner: string;
+}
+
+export interface WorkerOptions {
+  /** Tracking-service calls in flight at once. */
+  concurrency: number;
+  /** How long an idle loop sleeps before looking again (a wake() cuts it short). */
+  idlePollMs?: number;
+  /** How often periodic work (the daily carrier refresh) is considered. */
+  periodicEveryMs?: number;
+  reconciler?: Partial<Pick<ReconcilerDeps, 'leaseMs' | 'backoff' | 'probeIntervalMs'>>;
+}
+
+export interface Worker {
+  start(): void;
+  /** Wakes an idle loop: new work was just stored. */
+  wake(): void;
+  /** Finishes the calls in flight, gives back leased work not started, and resolves when the loop ends. */
+  stop(): Promise<void>;
+  /** One full pass (deliveries, then trackers), for tests and the CLI. */
+  runOnce(): Promise<{ deliveries: number; trackers: number }>;
+}
+
+export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
+  const idlePollMs = options.idlePollMs ?? 500;
+  const periodicEveryMs = options.periodicEveryMs ?? 60_000;
+  const reconcilerDeps: ReconcilerDeps = {
+    prisma: deps.prisma,
+    client: deps.client,
+    shops: deps.shops,
+    logger: deps.logger,
+    owner: deps.owner,
+    ...options.reconciler,
+  };
+  let stopping = false;
+  let loop: Promise<void> | null = null;
+  let wakeUp: (() => void) | null = null;
+  let lastPeriodic = 0;
+
+  async function runOnce(): Promise<{ deliveries: number; trackers: number }> {
+    const deliveries = await processDeliveries(
+      { prisma: deps.prisma, carriers: deps.carriers, logger: deps.logger, owner: deps.owner },
+      200,
+    );
+    const trackers = await reconcileOnce(reconcilerDeps, {
+      limit: options.concurrency * 4,
+      concurrency: options.concurrency,
+      shouldStop: () => stopping,
+    });
+    return { deliveries: deliveries.claimed, trackers: trackers.claimed };
+  }
+
+  async function periodic(): Promise<void> {
+    if (Date.now() - lastPeriodic < periodicEveryMs) return;
+    lastPeriodic = Date.now();
+    await refreshCarriersIfDue(deps);
+  }
+
+  async function run(): Promise<void> {
+    deps.logger.info({ owner: deps.owner, concurrency: options.concurrency }, 'worker started');
+    while (!stopping) {
+      let busy = false;
+      try {
+        await periodic();
+        const done = await runOnce();
+        busy = done.deliveries + done.trackers > 0;
+      } catch (error) {
+        deps.logger.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          'worker pass failed',
+        );
+      }
+      if (!busy && !stopping) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, idlePollMs);
+          wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wakeUp = null;
+      }
+    }
+    deps.logger.info({ owner: deps.owner }, 'worker stopped');
+  }
+
+  return {
+    start() {
+      loop ??= run();
+    },
+    wake() {
+      wakeUp?.();
+    },
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await loop;
+    },
+    runOnce,
+  };
+}

@@ -1,0 +1,83 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * AES-256-GCM for secrets at rest. Each ciphertext is stored with the id of the key that sealed it, so keys
+ * can rotate: new secrets are sealed with the current key, old ones still open with theirs until re-sealed.
+ * Only the shop repository calls this.
+ */
+
+export interface EncryptionKeyring {
+  currentKeyId: string;
+  keys: ReadonlyMap<string, Buffer>;
+}
+
+export interface SealedSecret {
+  keyId: string;
+  /** base64 of iv (12 bytes) ‖ auth tag (16 bytes) ‖ ciphertext. */
+  ciphertext: string;
+}
+
+/**
+ * `ENCRYPTION_KEY` is either one base64 key of 32 bytes (key id `k1`) or a comma-separated list of
+ * `id:base64key`, the first being current: `k2:NEW...,k1:OLD...`.
+ */
+export function parseKeyring(value: string): EncryptionKeyring {
+  const entries = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (entries.length === 0) throw new Error('ENCRYPTION_KEY is empty');
+  const keys = new Map<string, Buffer>();
+  let currentKeyId: string | undefined;
+  for (const entry of entries) {
+    const separator = entry.indexOf(':');
+    const [id, encoded] =
+      separator === -1 ? ['k1', entry] : [entry.slice(0, separator), entry.slice(separator + 1)];
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(id))
+      throw new Error('ENCRYPTION_KEY has a key id that is not [A-Za-z0-9_-]{1,32}');
+    const key = Buffer.from(encoded, 'base64');
+    if (key.length !== 32) throw new Error(`ENCRYPTION_KEY key "${id}" is not 32 bytes of base64`);
+    if (keys.has(id)) throw new Error(`ENCRYPTION_KEY names key "${id}" twice`);
+    keys.set(id, key);
+    currentKeyId ??= id;
+  }
+  return { currentKeyId: currentKeyId!, keys };
+}
+
+export function seal(keyring: EncryptionKeyring, plaintext: string): SealedSecret {
+  const key = keyring.keys.get(keyring.currentKeyId)!;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(keyring.currentKeyId));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return {
+    keyId: keyring.currentKeyId,
+    ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'),
+  };
+}
+
+export class SecretUnreadableError extends Error {
+  constructor(reason: string) {
+    super(`Stored secret cannot be decrypted: ${reason}`);
+    this.name = 'SecretUnreadableError';
+  }
+}
+
+export function open(keyring: EncryptionKeyring, sealed: SealedSecret): string {
+  const key = keyring.keys.get(sealed.keyId);
+  if (!key) throw new SecretUnreadableError(`key "${sealed.keyId}" is not in ENCRYPTION_KEY`);
+  const raw = Buffer.from(sealed.ciphertext, 'base64');
+  if (raw.length < 28) throw new SecretUnreadableError('ciphertext too short');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(sealed.keyId));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SecretUnreadableError('authentication failed (wrong key or tampered data)');
+  }
+}
+
+export function needsReseal(keyring: EncryptionKeyring, sealed: SealedSecret): boolean {
+  return sealed.keyId !== keyring.currentKeyId;
+}

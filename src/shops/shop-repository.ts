@@ -1,0 +1,159 @@
+import type { DatabaseClient, Tx } from '../db/client.js';
+import type { Shop } from '../generated/sqlite/client.js';
+import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
+
+export type { Shop };
+
+export interface ShopCredentials {
+  apiKey: string;
+  appName: string;
+}
+
+/** Why a shop's work is held. The first three come from the service; the rest from the store side. */
+export type PauseReason =
+  'ssl_error' | 'unauthorized' | 'balance_exhausted' | 'not_connected' | 'uninstalled';
+
+export interface ShopSettings {
+  createOnFulfillment: boolean;
+  deleteOnCancel: boolean;
+  orderIdSource: 'id' | 'name';
+}
+
+/** A shop as shown to operators and the page: never the key itself, only whether one is stored. */
+export interface ShopView {
+  id: string;
+  domain: string;
+  appName: string | null;
+  hasApiKey: boolean;
+  settings: ShopSettings;
+  trackersBalance: number | null;
+  userPlan: string | null;
+  paused: { reason: string; message: string | null; since: Date } | null;
+  uninstalledAt: Date | null;
+}
+
+export function viewOf(shop: Shop): ShopView {
+  return {
+    id: shop.id,
+    domain: shop.domain,
+    appName: shop.appName,
+    hasApiKey: shop.apiKeyCiphertext !== null,
+    settings: {
+      createOnFulfillment: shop.createOnFulfillment,
+      deleteOnCancel: shop.deleteOnCancel,
+      orderIdSource: shop.orderIdSource === 'name' ? 'name' : 'id',
+    },
+    trackersBalance: shop.trackersBalance,
+    userPlan: shop.userPlan,
+    paused:
+      shop.pausedReason && shop.pausedAt
+        ? { reason: shop.pausedReason, message: shop.pausedMessage, since: shop.pausedAt }
+        : null,
+    uninstalledAt: shop.uninstalledAt,
+  };
+}
+
+/** The shop row for a domain, made (not connected, so paused) when a delivery is the first we hear of it. */
+export function ensureShop(db: DatabaseClient | Tx, domain: string): Promise<Shop> {
+  return db.shop.upsert({
+    where: { domain },
+    update: {},
+    create: {
+      domain,
+      pausedReason: 'not_connected',
+      pausedAt: new Date(),
+      pausedMessage: 'No tracking service API key is stored for this store yet.',
+    },
+  });
+}
+
+/**
+ * Shops and their secrets. The API key is sealed on the way in and opened on the way out here, and
+ * nowhere else; a key sealed with a retired key id is re-sealed with the current one when read.
+ */
+export function createShopRepository(prisma: DatabaseClient, keyring: EncryptionKeyring) {
+  return {
+    findByDomain(domain: string): Promise<Shop | null> {
+      return prisma.shop.findUnique({ where: { domain } });
+    },
+
+    findById(id: string): Promise<Shop | null> {
+      return prisma.shop.findUnique({ where: { id } });
+    },
+
+    list(): Promise<Shop[]> {
+      return prisma.shop.findMany({ orderBy: { domain: 'asc' } });
+    },
+
+    ensure(domain: string): Promise<Shop> {
+      return ensureShop(prisma, domain);
+    },
+
+    /** Stores credentials and lifts any pause they could have caused; the shop's queued work resumes. */
+    async saveCredentials(domain: string, credentials: ShopCredentials): Promise<Shop> {
+      const sealed = seal(keyring, credentials.apiKey);
+      const data = {
+        appName: credentials.appName,
+        apiKeyCiphertext: sealed.ciphertext,
+        apiKeyKeyId: sealed.keyId,
+        pausedReason: null,
+        pausedMessage: null,
+        pausedAt: null,
+        probeAt: null,
+        uninstalledAt: null,
+      };
+      return prisma.shop.upsert({ where: { domain }, update: data, create: { domain, ...data } });
+    },
+
+    /** The shop's credentials, or null when it has none stored. */
+    async credentials(shop: Pick<Shop, 'id' | 'appName' | 'apiKeyCiphertext' | 'apiKeyKeyId'>) {
+      if (!shop.appName || !shop.apiKeyCiphertext || !shop.apiKeyKeyId) return null;
+      const sealed = { keyId: shop.apiKeyKeyId, ciphertext: shop.apiKeyCiphertext };
+      const apiKey = open(keyring, sealed);
+      if (needsReseal(keyring, sealed)) {
+        const fresh = seal(keyring, apiKey);
+        await prisma.shop.updateMany({
+          where: { id: shop.id, apiKeyCiphertext: shop.apiKeyCiphertext },
+          data: { apiKeyCiphertext: fresh.ciphertext, apiKeyKeyId: fresh.keyId },
+        });
+      }
+      return { apiKey, appName: shop.appName } satisfies ShopCredentials;
+    },
+
+    async pause(
+      shopId: string,
+      reason: PauseReason,
+      message: string | null,
+      probeAt: Date | null,
+    ): Promise<void> {
+      await prisma.shop.update({
+        where: { id: shopId },
+        data: { pausedReason: reason, pausedMessage: message, pausedAt: new Date(), probeAt },
+      });
+    },
+
+    /** Lifts a pause caused by the service (not "not connected" or "uninstalled", which need the merchant). */
+    async resumeAfterProbe(shopId: string): Promise<void> {
+      await prisma.shop.updateMany({
+        where: { id: shopId, pausedReason: { in: ['ssl_error', 'unauthorized', 'balance_exhausted'] } },
+        data: { pausedReason: null, pausedMessage: null, pausedAt: null, probeAt: null },
+      });
+    },
+
+    async recordAccount(
+      shopId: string,
+      account: { trackersBalance: number | null; userPlan: string | null },
+    ) {
+      const data: { trackersBalance?: number; userPlan?: string } = {};
+      if (account.trackersBalance !== null) data.trackersBalance = Math.trunc(account.trackersBalance);
+      if (account.userPlan !== null) data.userPlan = account.userPlan;
+      if (Object.keys(data).length > 0) await prisma.shop.update({ where: { id: shopId }, data });
+    },
+
+    async updateSettings(shopId: string, settings: Partial<ShopSettings>): Promise<Shop> {
+      return prisma.shop.update({ where: { id: shopId }, data: settings });
+    },
+  };
+}
+
+export type ShopRepository = ReturnType<typeof createShopRepository>;

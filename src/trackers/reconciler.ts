@@ -1,0 +1,404 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseClient } from '../db/client.js';
+import type { Shop, Tracker } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
+import type { TrackingClient } from '../tracking/client.js';
+import type { TrackingError } from '../tracking/types.js';
+import { inSync } from './desired-state.js';
+import { type BackoffPolicy, type Classified, classify, defaultBackoff, nextDelayMs } from './outcome.js';
+
+/**
+ * The reconciler: takes trackers whose desired and known remote states differ and whose next attempt is
+ * due, leases them, calls the service, and records what happened.
+ *
+ * Exactly-once creates rest on three things: one tracker row per (shop, number, provider); a lease per
+ * row, with every outcome written only by the lease holder (and only if the row did not change under it);
+ * and a write-ahead mark: before a create is sent the row's remote state becomes `unknown`, so a process
+ * that dies after the service answered but before it recorded the answer leaves a row that the next
+ * holder resolves with a `get` before it would ever create again. The lease outlives the client's worst
+ * case (attempts × timeout + backoff), so a slow call never has its row taken from under it.
+ */
+
+export interface ReconcilerDeps {
+  prisma: DatabaseClient;
+  client: TrackingClient;
+  shops: ShopRepository;
+  logger: Logger;
+  /** Identifies this process in leases. */
+  owner: string;
+  leaseMs?: number;
+  backoff?: BackoffPolicy;
+  /** How long a paused shop waits before one of its trackers is tried again to see if the cause is gone. */
+  probeIntervalMs?: number;
+  now?: () => Date;
+}
+
+export interface ReconcileStats {
+  claimed: number;
+  created: number;
+  deleted: number;
+  alreadyPresent: number;
+  retried: number;
+  failed: number;
+  dead: number;
+  shopPaused: number;
+  leaseLost: number;
+  released: number;
+}
+
+type ClaimedTracker = Tracker & { shop: Shop };
+
+export const defaultLeaseMs = 120_000;
+
+export function emptyStats(): ReconcileStats {
+  return {
+    claimed: 0,
+    created: 0,
+    deleted: 0,
+    alreadyPresent: 0,
+    retried: 0,
+    failed: 0,
+    dead: 0,
+    shopPaused: 0,
+    leaseLost: 0,
+    released: 0,
+  };
+}
+
+/** Leases up to `limit` due trackers for this process. */
+export async function claimTrackers(
+  deps: ReconcilerDeps,
+  limit: number,
+): Promise<{ token: string; trackers: ClaimedTracker[] }> {
+  const now = (deps.now ?? (() => new Date()))();
+  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+  const candidates = await deps.prisma.tracker.findMany({
+    where: {
+      syncState: 'pending',
+      nextAttemptAt: { lte: now },
+      OR: leaseFree,
+      shop: { OR: [{ pausedAt: null }, { probeAt: { lte: now } }] },
+    },
+    orderBy: { nextAttemptAt: 'asc' },
+    take: limit,
+    select: { id: true },
+  });
+  const token = `${deps.owner}:${randomUUID()}`;
+  if (candidates.length === 0) return { token, trackers: [] };
+  await deps.prisma.tracker.updateMany({
+    where: { id: { in: candidates.map((c) => c.id) }, syncState: 'pending', OR: leaseFree },
+    data: {
+      leaseOwner: token,
+      leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? defaultLeaseMs)),
+      version: { increment: 1 },
+    },
+  });
+  const trackers = await deps.prisma.tracker.findMany({
+    where: { leaseOwner: token },
+    include: { shop: true },
+  });
+  return { token, trackers: onePerPausedShop(trackers) };
+}
+
+/** A paused shop whose probe is due gets one tracker tried, not a whole batch. */
+function onePerPausedShop(trackers: ClaimedTracker[]): ClaimedTracker[] {
+  const probed = new Set<string>();
+  return trackers.filter((t) => {
+    if (!t.shop.pausedAt) return true;
+    if (probed.has(t.shopId)) return false;
+    probed.add(t.shopId);
+    return true;
+  });
+}
+
+/**
+ * One pass: claim, then sync the claimed trackers with at most `concurrency` calls in flight. When
+ * `shouldStop()` turns true, trackers not yet started are released for another process.
+ */
+export async function reconcileOnce(
+  deps: ReconcilerDeps,
+  options: { limit: number; concurrency: number; shouldStop?: () => boolean },
+): Promise<ReconcileStats> {
+  const stats = emptyStats();
+  const { token, trackers: claimed } = await claimTrackers(deps, options.limit);
+  stats.claimed = claimed.length;
+  if (claimed.length === 0) return stats;
+
+  // Write-ahead: from here on, a create for these rows may be in flight.
+  const toCreate = claimed.filter((t) => t.desired === 'active' && t.remote === 'absent');
+  if (toCreate.length > 0) {
+    await deps.prisma.tracker.updateMany({
+      where: { id: { in: toCreate.map((t) => t.id) }, leaseOwner: token },
+      data: { remote: 'unknown', version: { increment: 1 } },
+    });
+  }
+  const knownAbsent = new Set(toCreate.map((t) => t.id));
+  const credentials = new Map<string, Promise<ShopCredentials | null>>();
+  const pausedNow = new Set<string>();
+
+  let next = 0;
+  const run = async () => {
+    while (next < claimed.length) {
+      const tracker = claimed[next++]!;
+      if (options.shouldStop?.() || pausedNow.has(tracker.shopId)) {
+        await release(deps, token, tracker.id, knownAbsent.has(tracker.id));
+        stats.released++;
+        continue;
+      }
+      if (!credentials.has(tracker.shopId))
+        credentials.set(tracker.shopId, deps.shops.credentials(tracker.shop));
+      const creds = await credentials.get(tracker.shopId)!;
+      if (!creds) {
+        await deps.shops.pause(
+          tracker.shopId,
+          'not_connected',
+          'No tracking service API key is stored for this store yet.',
+          null,
+        );
+        pausedNow.add(tracker.shopId);
+        await release(deps, token, tracker.id, knownAbsent.has(tracker.id));
+        stats.released++;
+        continue;
+      }
+      await syncOne(deps, token, tracker, creds, knownAbsent.has(tracker.id), stats, pausedNow);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+  return stats;
+}
+
+async function syncOne(
+  deps: ReconcilerDeps,
+  token: string,
+  tracker: ClaimedTracker,
+  creds: ShopCredentials,
+  knownAbsent: boolean,
+  stats: ReconcileStats,
+  pausedNow: Set<string>,
+): Promise<void> {
+  const { client, logger } = deps;
+  const key = {
+    trackingNumber: tracker.trackingNumber,
+    trackingProvider: tracker.provider,
+    orderId: tracker.orderKey,
+  };
+  const log = logger.child({
+    trackerId: tracker.id,
+    shop: tracker.shop.domain,
+    trackingNumber: tracker.trackingNumber,
+  });
+
+  if (tracker.desired === 'active') {
+    let absent = knownAbsent;
+    if (!absent && tracker.remote === 'unknown') {
+      // An earlier create may have reached the service: look before creating again.
+      const found = await client.getShipment(creds, {
+        trackingNumber: key.trackingNumber,
+        trackingProvider: key.trackingProvider,
+      });
+      if (found.ok) {
+        stats.alreadyPresent++;
+        await record(deps, token, tracker, stats, { remote: 'present' }, log);
+        await afterSuccess(deps, tracker);
+        return;
+      }
+      if (!isNotFound(found.error)) {
+        await recordFailure(deps, token, tracker, classify(found.error), 'unknown', stats, pausedNow, log);
+        return;
+      }
+      absent = true;
+    }
+    if (!absent) {
+      await record(deps, token, tracker, stats, { remote: tracker.remote }, log);
+      return;
+    }
+    const created = await client.createTracker(creds, {
+      ...key,
+      postalCode: tracker.postalCode,
+      destinationCountry: tracker.destinationCountry,
+    });
+    if (created.ok) {
+      stats.created++;
+      await record(deps, token, tracker, stats, { remote: 'present', createCall: true }, log);
+      await deps.shops.recordAccount(tracker.shopId, created.value);
+      await afterSuccess(deps, tracker);
+      return;
+    }
+    if (created.error.kind === 'application' && created.error.account) {
+      await deps.shops.recordAccount(tracker.shopId, created.error.account);
+    }
+    const remoteAfter = created.outcomeUnknown ? 'unknown' : 'absent';
+    await recordFailure(
+      deps,
+      token,
+      tracker,
+      classify(created.error),
+      remoteAfter,
+      stats,
+      pausedNow,
+      log,
+      true,
+    );
+    return;
+  }
+
+  // desired removed, remote present or unknown
+  const deleted = await client.deleteTracker(creds, key);
+  if (deleted.ok || isNotFound(deleted.error)) {
+    stats.deleted++;
+    await record(deps, token, tracker, stats, { remote: 'absent' }, log);
+    await afterSuccess(deps, tracker);
+    return;
+  }
+  await recordFailure(deps, token, tracker, classify(deleted.error), tracker.remote, stats, pausedNow, log);
+}
+
+/**
+ * "Not there" answers: unknown tracking number (HTTP 200 error or 400), or, on delete, a tracker held under
+ * another order id (not this app's to delete).
+ */
+function isNotFound(error: TrackingError): boolean {
+  return (
+    error.reason === 'tracking_not_found' ||
+    (error.operation === 'delete' && error.reason === 'order_not_found')
+  );
+}
+
+async function afterSuccess(deps: ReconcilerDeps, tracker: ClaimedTracker): Promise<void> {
+  if (tracker.shop.pausedAt) await deps.shops.resumeAfterProbe(tracker.shopId);
+}
+
+/**
+ * Writes an outcome if this process still holds the lease, deriving the sync state from the row's
+ * current desired state (which a store event may have changed meanwhile). Optimistic on `version`.
+ */
+async function finish(
+  deps: ReconcilerDeps,
+  token: string,
+  trackerId: string,
+  compute: (row: Tracker) => Partial<Omit<Tracker, 'id' | 'version'>> & { createCallsIncrement?: number },
+): Promise<'written' | 'lease-lost'> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const row = await deps.prisma.tracker.findUnique({ where: { id: trackerId } });
+    if (!row || row.leaseOwner !== token) return 'lease-lost';
+    const { createCallsIncrement, ...data } = compute(row);
+    const { count } = await deps.prisma.tracker.updateMany({
+      where: { id: trackerId, leaseOwner: token, version: row.version },
+      data: {
+        ...data,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        version: { increment: 1 },
+        ...(createCallsIncrement ? { createCalls: { increment: createCallsIncrement } } : {}),
+      },
+    });
+    if (count === 1) return 'written';
+  }
+  throw new Error(`tracker ${trackerId} kept changing while its outcome was written`);
+}
+
+async function record(
+  deps: ReconcilerDeps,
+  token: string,
+  tracker: ClaimedTracker,
+  stats: ReconcileStats,
+  outcome: { remote: string; createCall?: boolean },
+  log: Logger,
+): Promise<void> {
+  const now = new Date();
+  const result = await finish(deps, token, tracker.id, (row) => {
+    const synced = inSync(row.desired, outcome.remote);
+    return {
+      remote: outcome.remote,
+      syncState: synced ? 'synced' : 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      lastErrorReason: null,
+      lastErrorAt: null,
+      syncedAt: synced ? now : row.syncedAt,
+      createCallsIncrement: outcome.createCall ? 1 : 0,
+    };
+  });
+  if (result === 'lease-lost') {
+    stats.leaseLost++;
+    log.warn('lease lost before the outcome was recorded; the next holder will look before acting');
+  }
+}
+
+async function recordFailure(
+  deps: ReconcilerDeps,
+  token: string,
+  tracker: ClaimedTracker,
+  classified: Classified,
+  remoteAfter: string,
+  stats: ReconcileStats,
+  pausedNow: Set<string>,
+  log: Logger,
+  wasCreate = false,
+): Promise<void> {
+  const now = new Date();
+  const backoff = deps.backoff ?? defaultBackoff;
+  if (classified.kind === 'shop') {
+    stats.shopPaused++;
+    if (!pausedNow.has(tracker.shopId)) {
+      pausedNow.add(tracker.shopId);
+      const probeAt = new Date(now.getTime() + (deps.probeIntervalMs ?? 10 * 60_000));
+      await deps.shops.pause(tracker.shopId, classified.reason, classified.message, probeAt);
+      log.warn({ reason: classified.reason }, 'shop paused');
+    }
+  }
+  const result = await finish(deps, token, tracker.id, (row) => {
+    const base = {
+      remote: remoteAfter,
+      lastErrorReason: classified.reason,
+      lastError: classified.message,
+      lastErrorAt: now,
+    };
+    const createCallsIncrement = wasCreate ? 1 : 0;
+    if (inSync(row.desired, remoteAfter)) {
+      return { ...base, syncState: 'synced', attempts: 0, createCallsIncrement };
+    }
+    if (classified.kind === 'shop') {
+      // Not the tracker's fault: it waits, attempts untouched, until the shop is resumed.
+      return { ...base, syncState: 'pending', nextAttemptAt: now, createCallsIncrement };
+    }
+    if (classified.kind === 'permanent') {
+      return { ...base, syncState: 'failed', attempts: row.attempts + 1, createCallsIncrement };
+    }
+    const attempts = row.attempts + 1;
+    if (attempts >= backoff.maxAttempts) {
+      return { ...base, syncState: 'dead', attempts, createCallsIncrement };
+    }
+    return {
+      ...base,
+      syncState: 'pending',
+      attempts,
+      nextAttemptAt: new Date(now.getTime() + nextDelayMs(attempts, backoff, classified.retryAfterMs)),
+      createCallsIncrement,
+    };
+  });
+  if (result === 'lease-lost') {
+    stats.leaseLost++;
+    return;
+  }
+  if (classified.kind === 'permanent') stats.failed++;
+  if (classified.kind === 'transient') {
+    const row = await deps.prisma.tracker.findUnique({
+      where: { id: tracker.id },
+      select: { syncState: true },
+    });
+    if (row?.syncState === 'dead') stats.dead++;
+    else stats.retried++;
+  }
+  log.info({ kind: classified.kind, reason: classified.reason }, 'tracker sync failed');
+}
+
+/** Gives a claimed tracker back untouched (a create not sent stays known-absent). */
+async function release(deps: ReconcilerDeps, token: string, trackerId: string, createNotSent: boolean) {
+  await finish(deps, token, trackerId, (row) => ({
+    remote: createNotSent && row.remote === 'unknown' ? 'absent' : row.remote,
+    nextAttemptAt: new Date(),
+  }));
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * The store's webhook bodies, validated once where the worker reads them. Only the fields this app uses
+ * are kept; the platform sends many more. Ids arrive as JSON numbers larger than 2^31 (and may one day
+ * arrive as strings): both become decimal text.
+ */
+
+const id = z.union([
+  z.string().trim().regex(/^\d+$/, 'not a numeric id'),
+  z
+    .number()
+    .int()
+    .nonnegative()
+    .transform((n) => String(n)),
+]);
+
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => (v == null || v.trim() === '' ? null : v.trim()));
+
+const timestamp = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'not a timestamp')
+  .transform((v) => new Date(v));
+
+const destination = z
+  .object({ zip: text.optional(), country_code: text.optional() })
+  .nullish()
+  .transform((d) => ({ zip: d?.zip ?? null, countryCode: d?.country_code?.toUpperCase() ?? null }));
+
+/** Trimmed, non-empty, de-duplicated (order kept); falls back to the single `tracking_number`. */
+function trackingNumbers(list: Array<string | null> | null | undefined, single: string | null): string[] {
+  const all = list && list.length > 0 ? list : [single];
+  const seen = new Set<string>();
+  for (const n of all) {
+    const trimmed = n?.trim();
+    if (trimmed) seen.add(trimmed);
+  }
+  return [...seen];
+}
+
+/** `#1001.1` (a fulfilment's name) → `#1001` (its order's name). */
+export function orderNameFromFulfillmentName(name: string | null): string | null {
+  if (name === null) return null;
+  return name.replace(/\.\d+$/, '');
+}
+
+export const fulfillmentPayload = z
+  .object({
+    id,
+    order_id: id,
+    status: z.string().trim().min(1),
+    created_at: timestamp.nullish(),
+    updated_at: timestamp.nullish(),
+    tracking_company: text.optional(),
+    tracking_number: text.optional(),
+    tracking_numbers: z.array(z.string().nullable()).nullish(),
+    destination,
+    name: text.optional(),
+  })
+  .transform((f) => ({
+    fulfillmentId: f.id,
+    orderId: f.order_id,
+    orderName: orderNameFromFulfillmentName(f.name ?? null),
+    status: f.status.toLowerCase(),
+    /** When the store last changed this fulfilment: the newest wins. */
+    updatedAt: f.updated_at ?? f.created_at ?? null,
+    carrierName: f.tracking_company ?? null,
+    trackingNumbers: trackingNumbers(f.tracking_numbers, f.tracking_number ?? null),
+    postalCode: f.destination.zip,
+    destinationCountry: f.destination.countryCode,
+  }));
+export type FulfillmentPayload = z.output<typeof fulfillmentPayload>;
+
+export const orderCancelledPayload = z
+  .object({
+    id,
+    name: text.optional(),
+    cancelled_at: timestamp.nullish(),
+    updated_at: timestamp.nullish(),
+  })
+  .transform((o) => ({
+    orderId: o.id,
+    orderName: o.name ?? null,
+    cancelledAt: o.cancelled_at ?? o.updated_at ?? null,
+  }));
+export type OrderCancelledPayload = z.output<typeof orderCancelledPayload>;
+
+export const customersDataRequestPayload = z.object({
+  shop_domain: z.string().optional(),
+  orders_requested: z.array(id).default([]),
+  customer: z.object({ id: id.optional(), email: text.optional() }).partial().nullish(),
+  data_request: z.object({ id: id.optional() }).partial().nullish(),
+});
+
+export const customersRedactPayload = z.object({
+  shop_domain: z.string().optional(),
+  orders_to_redact: z.array(id).default([]),
+  customer: z.object({ id: id.optional(), email: text.optional() }).partial().nullish(),
+});
+
+export const shopRedactPayload = z.object({ shop_domain: z.string().optional() });

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../db/client.js';
+import type { WebhookDelivery } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import { type BackoffPolicy, nextDelayMs } from '../trackers/outcome.js';
+import { handleAppUninstalled } from './topics/app-uninstalled.js';
+import { handleCustomersDataRequest, handleCustomersRedact, handleShopRedact } from './topics/compliance.js';
+import { handleFulfillment } from './topics/fulfillment.js';
+import { handleOrderCancelled } from './topics/order-cancelled.js';
+import type { TopicHandler, TopicResult } from './topics/types.js';
+
+/** Every topic the app subscribes to, and the use case that handles it. */
+export const topicHandlers: Readonly<Record<string, TopicHandler>> = {
+  'fulfillments/create': handleFulfillment,
+  'fulfillments/update': handleFulfillment,
+  'orders/cancelled': handleOrderCancelled,
+  'app/uninstalled': handleAppUninstalled,
+  'customers/data_request': handleCustomersDataRequest,
+  'customers/redact': handleCustomersRedact,
+  'shop/redact': handleShopRedact,
+};
+
+export interface DeliveryProcessorDeps {
+  prisma: DatabaseClient;
+  carriers: CarrierRepository;
+  logger: Logger;
+  owner: string;
+  leaseMs?: number;
+  backoff?: BackoffPolicy;
+}
+
+export interface DeliveryStats {
+  claimed: number;
+  applied: number;
+  ignored: number;
+  rejected: number;
+  errored: number;
+}
+
+const deliveryBackoff: BackoffPolicy = { baseDelayMs: 1_000, maxDelayMs: 10 * 60_000, maxAttempts: 10 };
+
+/**
+ * Turns recorded deliveries into desired state: each in its own transaction with the use case of its
+ * topic, marked processed in that same transaction, so a crash leaves it pending (and re-applying is
+ * harmless: every use case is idempotent). A body that cannot be used is marked failed with the reason; an
+ * unexpected error is retried with backoff, then marked failed.
+ */
+export async function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
+  const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
+  const now = new Date();
+  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+  const candidates = await deps.prisma.webhookDelivery.findMany({
+    where: { state: 'pending', nextAttemptAt: { lte: now }, OR: leaseFree },
+    orderBy: { receivedAt: 'asc' },
+    take: limit,
+    select: { id: true },
+  });
+  if (candidates.length === 0) return stats;
+  const token = `${deps.owner}:${randomUUID()}`;
+  await deps.prisma.webhookDelivery.updateMany({
+    where: { id: { in: candidates.map((c) => c.id) }, state: 'pending', OR: leaseFree },
+    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 60_000)) },
+  });
+  const claimed = await deps.prisma.webhookDelivery.findMany({
+    where: { leaseOwner: token },
+    orderBy: { receivedAt: 'asc' },
+  });
+  stats.claimed = claimed.length;
+  for (const delivery of claimed) {
+    const kind = await processOne(deps, token, delivery);
+    stats[kind]++;
+  }
+  return stats;
+}
+
+async function processOne(
+  deps: DeliveryProcessorDeps,
+  token: string,
+  delivery: WebhookDelivery,
+): Promise<'applied' | 'ignored' | 'rejected' | 'errored'> {
+  const log = deps.logger.child({
+    deliveryId: delivery.id,
+    topic: delivery.topic,
+    shop: delivery.shopDomain,
+  });
+  try {
+    const matcher = await deps.carriers.matcher();
+    const result = await deps.prisma.$transaction(async (tx) => {
+      const handler = topicHandlers[delivery.topic];
+      let outcome: TopicResult;
+      if (!handler) {
+        outcome = { kind: 'ignored', detail: `topic ${delivery.topic} is not one this app handles` };
+      } else {
+        let payload: unknown;
+        try {
+          payload = JSON.parse(delivery.payload);
+        } catch {
+          payload = undefined;
+        }
+        outcome =
+          payload === undefined
+            ? { kind: 'rejected', detail: 'stored body is not JSON' }
+            : await handler({ tx, shopDomain: delivery.shopDomain, matcher }, payload);
+      }
+      const { count } = await tx.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseOwner: token },
+        data: {
+          state: outcome.kind === 'rejected' ? 'failed' : 'processed',
+          processedAt: new Date(),
+          error: outcome.kind === 'applied' ? null : outcome.detail,
+          // A processed body has served its purpose; keeping names and addresses would only be a liability.
+          ...(outcome.kind === 'rejected' ? {} : { payload: '' }),
+          attempts: { increment: 1 },
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        },
+      });
+      if (count !== 1) throw new LeaseLostError();
+      return outcome;
+    });
+    log.debug({ outcome: result.kind, detail: result.detail }, 'delivery processed');
+    return result.kind;
+  } catch (error) {
+    if (error instanceof LeaseLostError) {
+      log.warn('delivery lease lost; another process has it');
+      return 'errored';
+    }
+    const attempts = delivery.attempts + 1;
+    const backoff = deps.backoff ?? deliveryBackoff;
+    const giveUp = attempts >= backoff.maxAttempts;
+    const message = error instanceof Error ? error.message : String(error);
+    log.error(
+      { err: message, attempts },
+      giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
+    );
+    await deps.prisma.webhookDelivery.updateMany({
+      where: { id: delivery.id, leaseOwner: token },
+      data: {
+        state: giveUp ? 'failed' : 'pending',
+        attempts,
+        error: message.slice(0, 2000),
+        nextAttemptAt: new Date(Date.now() + nextDelayMs(attempts, backoff, null)),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
+    });
+    return 'errored';
+  }
+}
+
+class LeaseLostError extends Error {}

@@ -1,0 +1,42 @@
+import type { Shopify } from '@shopify/shopify-api';
+import type { Request, Response } from 'express';
+import type { DatabaseClient } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { recordDelivery } from './record-delivery.js';
+import { httpStatusFor, verifyWebhook } from './verify.js';
+
+export interface WebhookRouteDeps {
+  prisma: DatabaseClient;
+  shopify: Shopify;
+  logger: Logger;
+  /** Called after a new delivery is stored, so an in-process worker can start at once. */
+  onRecorded?: () => void;
+}
+
+/**
+ * POST /webhooks, every topic: verify, record, answer. Never calls the tracking service, so the answer
+ * comes well inside the platform's 5 s whatever the service is doing. 401 bad or missing signature, 400
+ * malformed, 200 recorded or duplicate; 500 only when the database cannot take the write (the platform
+ * retries).
+ */
+export function webhookRoute(deps: WebhookRouteDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    const verification = await verifyWebhook(deps.shopify, req, res, rawBody);
+    if (!verification.ok) {
+      deps.logger.info({ reason: verification.reason, detail: verification.detail }, 'webhook refused');
+      res
+        .status(httpStatusFor(verification.reason))
+        .json({ error: verification.reason, detail: verification.detail });
+      return;
+    }
+    const { delivery } = verification;
+    const result = await recordDelivery(deps.prisma, delivery);
+    if (result.kind === 'recorded') deps.onRecorded?.();
+    deps.logger.debug(
+      { topic: delivery.topic, shop: delivery.shopDomain, eventId: delivery.eventId, result: result.kind },
+      'webhook received',
+    );
+    res.status(200).json({ ok: true, duplicate: result.kind === 'duplicate' });
+  };
+}

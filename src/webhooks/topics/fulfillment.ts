@@ -1,0 +1,20 @@
+import { carrierOverrides } from '../../carriers/carrier-repository.js';
+import { ensureShop } from '../../shops/shop-repository.js';
+import { applyFulfillment } from '../../trackers/desired-state.js';
+import { fulfillmentPayload } from '../payloads.js';
+import { describeIssues, type TopicHandler } from './types.js';
+
+/** fulfillments/create and fulfillments/update: the fulfilment's tracking numbers become wanted trackers. */
+export const handleFulfillment: TopicHandler = async (ctx, payload) => {
+  const parsed = fulfillmentPayload.safeParse(payload);
+  if (!parsed.success)
+    return { kind: 'rejected', detail: `fulfilment payload: ${describeIssues(parsed.error)}` };
+  const shop = await ensureShop(ctx.tx, ctx.shopDomain);
+  const match = { matcher: ctx.matcher, overrides: await carrierOverrides(ctx.tx, shop.id) };
+  const outcome = await applyFulfillment(ctx.tx, shop, parsed.data, match);
+  if (outcome.kind === 'stale') return { kind: 'ignored', detail: outcome.why };
+  return {
+    kind: 'applied',
+    detail: `${outcome.trackersTouched} tracker(s) changed, ${outcome.linesWaitingForCarrier} waiting for a carrier mapping`,
+  };
+};

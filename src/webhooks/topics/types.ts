@@ -1,0 +1,28 @@
+import type { CarrierMatcher } from '../../carriers/match.js';
+import type { Tx } from '../../db/client.js';
+
+/** What a topic's use case gets: the delivery's transaction and the few services it may use. */
+export interface TopicContext {
+  tx: Tx;
+  shopDomain: string;
+  /** Built before the transaction opens (SQLite has one connection: no reads beside the transaction). */
+  matcher: CarrierMatcher;
+}
+
+/**
+ * A use case's result. `applied` and `ignored` are done; `rejected` means the payload cannot be used and
+ * trying again will not help (it is kept, marked failed, for an operator to look at).
+ */
+export type TopicResult =
+  | { kind: 'applied'; detail: string }
+  | { kind: 'ignored'; detail: string }
+  | { kind: 'rejected'; detail: string };
+
+export type TopicHandler = (ctx: TopicContext, payload: unknown) => Promise<TopicResult>;
+
+export function describeIssues(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
+    .join('; ');
+}

@@ -1,0 +1,56 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/db/paths.js';
+
+/** The store platform's fixtures, beside this repository in ../shared. */
+export const FIXTURES_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'shopify');
+
+export function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(FIXTURES_DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+/** The platform's signature: base64 HMAC-SHA256 of the raw body with the app's client secret. */
+export function signBody(body: string, secret: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+}
+
+export interface DeliveryOptions {
+  topic: string;
+  shop: string;
+  body: unknown;
+  secret: string;
+  /** Shared by every delivery of one merchant action: the duplicate key. */
+  eventId?: string;
+  webhookId?: string;
+  triggeredAt?: string;
+}
+
+/** A signed delivery as the platform sends it: raw body and every header. */
+export function signedDelivery(options: DeliveryOptions): { body: string; headers: Record<string, string> } {
+  const body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-shopify-topic': options.topic,
+      'x-shopify-hmac-sha256': signBody(body, options.secret),
+      'x-shopify-shop-domain': options.shop,
+      'x-shopify-api-version': '2026-10',
+      'x-shopify-webhook-id': options.webhookId ?? randomUUID(),
+      'x-shopify-event-id': options.eventId ?? randomUUID(),
+      'x-shopify-triggered-at': options.triggeredAt ?? new Date().toISOString(),
+    },
+  };
+}
+
+/** POSTs a signed delivery to a running app; returns the status and body. */
+export async function deliver(
+  appUrl: string,
+  options: DeliveryOptions,
+): Promise<{ status: number; body: unknown }> {
+  const { body, headers } = signedDelivery(options);
+  const response = await fetch(`${appUrl}/webhooks`, { method: 'POST', headers, body });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+}
