@@ -6,7 +6,7 @@ import { type CarrierRepository, createCarrierRepository } from '../carriers/car
 import type { AppConfig } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { applyMigrations } from '../db/migrate.js';
-import { createWorker, type Worker } from '../jobs/worker.js';
+import { createWorker, type Worker, type WorkerOptions } from '../jobs/worker.js';
 import type { Logger } from '../logger.js';
 import { createShopify } from '../shopify/api.js';
 import { parseKeyring } from '../shops/crypto.js';
@@ -34,6 +34,10 @@ export interface RuntimeOptions {
   fetch?: FetchLike;
   /** Worker idle poll (tests shorten it). */
   idlePollMs?: number;
+  /** Reconciler tuning (backoff, lease, probe interval); tests shorten it. Defaults: the reconciler's. */
+  reconciler?: WorkerOptions['reconciler'];
+  /** Per-attempt timeout of tracking-service calls (default: the client's, 10 s). */
+  clientTimeoutMs?: number;
 }
 
 /** Builds the whole app from config: database, repositories, client, and the web server and/or worker. */
@@ -51,6 +55,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     baseUrl: config.trackingApiBaseUrl,
     logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -59,7 +64,11 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       ? null
       : createWorker(
           { prisma: db.prisma, client, shops, carriers, logger, owner },
-          { concurrency: config.workerConcurrency, idlePollMs: options.idlePollMs },
+          {
+            concurrency: config.workerConcurrency,
+            idlePollMs: options.idlePollMs,
+            ...(options.reconciler ? { reconciler: options.reconciler } : {}),
+          },
         );
 
   let server: Server | null = null;

@@ -89,11 +89,23 @@ export async function applyMigrations(
     provider,
   );
   if (provider === 'sqlite') await ensureSqliteParentDir(databaseUrl);
+  // Nothing to do: leave the engine out. On SQLite it puts its connection in EXCLUSIVE locking mode,
+  // which fails (SQLITE_BUSY) while any other process has the database open: a second app process, or
+  // an operator command next to the running app, could not start even with no migration pending.
+  if (await upToDate(databaseUrl, migrationsList).catch(() => false)) return { applied: [] };
   // Applying needs only the migration scripts, not prisma/schema.prisma.
   return withSchemaEngine({ databaseUrl, onLog: options.onLog }, async (engine) => {
     const output = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
     return { applied: output.appliedMigrationNames };
   });
+}
+
+/** Every local migration is recorded as finished, and none is half-applied. Reads only. */
+async function upToDate(databaseUrl: string, migrationsList: MigrationList): Promise<boolean> {
+  const rows = await readAppliedRows(databaseUrl);
+  if (rows.some((r) => !r.finished && !r.rolledBack)) return false; // let the engine report it
+  const applied = new Set(rows.filter((r) => r.finished && !r.rolledBack).map((r) => r.name));
+  return migrationsList.migrationDirectories.every((d) => applied.has(d.path));
 }
 
 export interface MigrationStatus {

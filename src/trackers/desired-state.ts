@@ -48,6 +48,7 @@ export async function applyFulfillment(
   fulfillment: FulfillmentPayload,
   match: MatchContext,
 ): Promise<ApplyOutcome> {
+  await lockShop(tx, shop.id);
   const key = { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } };
   const existing = await tx.fulfillment.findUnique({ where: key });
   const cancelled = isCancelledStatus(fulfillment.status);
@@ -92,7 +93,9 @@ export async function applyFulfillment(
     })) !== null;
 
   const touched = new Set<string>();
-  if (cancelled || orderCancelled) {
+  // An order cancelled while the shop keeps trackers on cancel holds nothing back: its fulfilments apply as
+  // usual, so the outcome does not depend on whether the cancel arrived first.
+  if (cancelled || (orderCancelled && shop.deleteOnCancel)) {
     if (shop.deleteOnCancel) await deactivate(tx, lines, touched);
     await recompute(tx, touched);
     return { kind: 'applied', trackersTouched: touched.size, linesWaitingForCarrier: 0 };
@@ -116,8 +119,12 @@ export async function applyFulfillment(
       postalCode: fulfillment.postalCode,
       destinationCountry: fulfillment.destinationCountry,
     };
+    // A number listed again after it was dropped is wanted again (unless the shop creates no trackers).
     const line = previous
-      ? await tx.trackingLine.update({ where: { id: previous.id }, data: details })
+      ? await tx.trackingLine.update({
+          where: { id: previous.id },
+          data: { ...details, active: previous.active || shop.createOnFulfillment },
+        })
       : await tx.trackingLine.create({
           data: {
             shopId: shop.id,
@@ -141,6 +148,7 @@ export async function applyOrderCancelled(
   shop: Shop,
   order: OrderCancelledPayload,
 ): Promise<ApplyOutcome> {
+  await lockShop(tx, shop.id);
   await tx.cancelledOrder.upsert({
     where: { shopId_orderId: { shopId: shop.id, orderId: order.orderId } },
     update: {},
@@ -167,6 +175,7 @@ export async function remapLines(
   match: MatchContext,
   carrierName?: string,
 ): Promise<{ trackersTouched: number; linesRemapped: number; stillWaiting: number }> {
+  await lockShop(tx, shop.id);
   const where = carrierName
     ? { shopId: shop.id, active: true, carrierKey: normaliseCarrierName(carrierName) }
     : { shopId: shop.id, active: true, trackerId: null };
@@ -181,6 +190,16 @@ export async function remapLines(
   }
   await recompute(tx, touched);
   return { trackersTouched: touched.size, linesRemapped: lines.length, stillWaiting };
+}
+
+/**
+ * One shop's store events are applied one at a time: each use case first writes the shop's row, so a
+ * concurrent one (another worker, on PostgreSQL) waits until this transaction ends and then reads what it
+ * wrote. Without it two workers could each read the state from before the other's change, and an older
+ * update (or a fulfilment racing its order's cancellation) could win.
+ */
+async function lockShop(tx: Tx, shopId: string): Promise<void> {
+  await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
 }
 
 async function deactivate(tx: Tx, lines: TrackingLine[], touched: Set<string>): Promise<void> {

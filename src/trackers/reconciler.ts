@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
+import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { TrackingError } from '../tracking/types.js';
@@ -94,11 +95,21 @@ export async function claimTrackers(
       version: { increment: 1 },
     },
   });
-  const trackers = await deps.prisma.tracker.findMany({
+  const leased = await deps.prisma.tracker.findMany({
     where: { leaseOwner: token },
     include: { shop: true },
   });
-  return { token, trackers: onePerPausedShop(trackers) };
+  const trackers = onePerPausedShop(leased);
+  if (trackers.length < leased.length) {
+    // Leased but not tried in this pass (a paused shop's probe tries one): give them straight back, or
+    // they would sit leased for the whole lease even after the probe lifts the pause.
+    const kept = new Set(trackers.map((t) => t.id));
+    await deps.prisma.tracker.updateMany({
+      where: { id: { in: leased.filter((t) => !kept.has(t.id)).map((t) => t.id) }, leaseOwner: token },
+      data: { leaseOwner: null, leaseExpiresAt: null, version: { increment: 1 } },
+    });
+  }
+  return { token, trackers };
 }
 
 /** A paused shop whose probe is due gets one tracker tried, not a whole batch. */
@@ -135,6 +146,7 @@ export async function reconcileOnce(
   }
   const knownAbsent = new Set(toCreate.map((t) => t.id));
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
+  const unreadable = new Set<string>();
   const pausedNow = new Set<string>();
 
   let next = 0;
@@ -146,14 +158,24 @@ export async function reconcileOnce(
         stats.released++;
         continue;
       }
-      if (!credentials.has(tracker.shopId))
-        credentials.set(tracker.shopId, deps.shops.credentials(tracker.shop));
+      if (!credentials.has(tracker.shopId)) {
+        const shopId = tracker.shopId;
+        const read = deps.shops.credentials(tracker.shop).catch((error: unknown) => {
+          // Sealed under a key id no longer in ENCRYPTION_KEY: this shop must connect again, others go on.
+          if (!(error instanceof SecretUnreadableError)) throw error;
+          unreadable.add(shopId);
+          return null;
+        });
+        credentials.set(shopId, read);
+      }
       const creds = await credentials.get(tracker.shopId)!;
       if (!creds) {
         await deps.shops.pause(
           tracker.shopId,
           'not_connected',
-          'No tracking service API key is stored for this store yet.',
+          unreadable.has(tracker.shopId)
+            ? 'The stored API key cannot be decrypted with ENCRYPTION_KEY; connect the store again.'
+            : 'No tracking service API key is stored for this store yet.',
           null,
         );
         pausedNow.add(tracker.shopId);

@@ -20,9 +20,18 @@ const text = z
   .nullish()
   .transform((v) => (v == null || v.trim() === '' ? null : v.trim()));
 
+/**
+ * A date every supported database can store: years 1 to 9999. JavaScript dates reach far beyond (year 0,
+ * negative years, year 275760), SQLite stores them, PostgreSQL refuses them: one rule for both.
+ */
+export function isStorableDate(date: Date): boolean {
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
+}
+
 const timestamp = z
   .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'not a timestamp')
+  .refine((v) => isStorableDate(new Date(v)), 'not a timestamp (or out of range)')
   .transform((v) => new Date(v));
 
 const destination = z

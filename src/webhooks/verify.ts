@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Shopify } from '@shopify/shopify-api';
 import { z } from 'zod';
+import { isStorableDate } from './payloads.js';
 
 /**
  * Checks one delivery: the HMAC (through @shopify/shopify-api), the headers, and that the body is a JSON
@@ -111,7 +112,8 @@ export async function verifyWebhook(
       webhookId: h.webhookId,
       eventId: h.eventId ?? h.webhookId,
       apiVersion: h.apiVersion ?? null,
-      triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
+      // Informational only: an unreadable or unstorable date is dropped rather than failing the write.
+      triggeredAt: triggeredAt && isStorableDate(triggeredAt) ? triggeredAt : null,
       rawBody,
       payload: payload as Record<string, unknown>,
     },

@@ -1,5 +1,5 @@
 import { customersDataRequestPayload, customersRedactPayload } from '../payloads.js';
-import { describeIssues, type TopicHandler } from './types.js';
+import { describeIssues, type TopicContext, type TopicHandler } from './types.js';
 
 /**
  * The platform's mandatory privacy topics. What this app holds about a customer: for each of their
@@ -63,6 +63,8 @@ export const handleCustomersRedact: TopicHandler = async (ctx, payload) => {
       data: redacted,
     });
   }
+  // Answers to earlier data requests list the same destinations: drop these orders' entries from them.
+  const answers = orders.length > 0 ? await forgetInDataRequestAnswers(ctx, new Set(orders)) : 0;
   let bodies = 0;
   for (const orderId of orders) {
     bodies += (
@@ -76,11 +78,36 @@ export const handleCustomersRedact: TopicHandler = async (ctx, payload) => {
     data: {
       shopDomain: ctx.shopDomain,
       topic: 'customers/redact',
-      summary: JSON.stringify({ orders, lines, bodies }),
+      summary: JSON.stringify({ orders, lines, bodies, answers }),
     },
   });
   return { kind: 'applied', detail: `redacted ${lines} tracking line(s) and ${bodies} stored body(ies)` };
 };
+
+/** Removes the given orders' entries from the shop's recorded data-request answers; returns how many changed. */
+async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet<string>): Promise<number> {
+  const answers = await ctx.tx.complianceRequest.findMany({
+    where: { shopDomain: ctx.shopDomain, topic: 'customers/data_request' },
+  });
+  let changed = 0;
+  for (const answer of answers) {
+    let summary: { dataHeld?: unknown };
+    try {
+      summary = JSON.parse(answer.summary) as { dataHeld?: unknown };
+    } catch {
+      continue;
+    }
+    const held = Array.isArray(summary.dataHeld) ? (summary.dataHeld as Array<{ orderId?: unknown }>) : [];
+    const kept = held.filter((line) => !orders.has(String(line.orderId)));
+    if (kept.length === held.length) continue;
+    await ctx.tx.complianceRequest.update({
+      where: { id: answer.id },
+      data: { summary: JSON.stringify({ ...summary, dataHeld: kept }) },
+    });
+    changed++;
+  }
+  return changed;
+}
 
 /** shop/redact: everything the app holds for the shop goes. */
 export const handleShopRedact: TopicHandler = async (ctx) => {
@@ -88,6 +115,10 @@ export const handleShopRedact: TopicHandler = async (ctx) => {
   const deliveries = (
     await ctx.tx.webhookDelivery.updateMany({ where: { shopDomain: ctx.shopDomain }, data: { payload: '' } })
   ).count;
+  // Earlier data-request answers hold the shop's customers' destinations too.
+  await ctx.tx.complianceRequest.deleteMany({
+    where: { shopDomain: ctx.shopDomain, topic: 'customers/data_request' },
+  });
   await ctx.tx.complianceRequest.create({
     data: {
       shopDomain: ctx.shopDomain,
