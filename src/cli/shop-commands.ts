@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { connectInput, connectShop } from '../shops/connect-shop.js';
+import { viewOf } from '../shops/shop-repository.js';
+import {
+  defineCommand,
+  exitCodes,
+  jsonFlag,
+  requireFlags,
+  shopDomainFlag,
+  usageErrors,
+  validateFlags,
+} from './command.js';
+import { formatJson, formatTable } from './output.js';
+
+const syncStates = ['pending', 'synced', 'failed', 'dead'] as const;
+
+export const shopConnect = defineCommand({
+  name: 'shop:connect',
+  summary: "check a shop's API key and app name with the tracking service, then store them encrypted",
+  synopsis: '--shop <domain> --api-key <key|-> --app-name <name>',
+  details: [
+    '--api-key -  reads the key from stdin (keeps it out of the shell history and the process list).',
+    'Exit 1 when the service refuses the credentials, 2 when a value is invalid.',
+  ],
+  async parse(args, io) {
+    const { values } = usageErrors(() =>
+      parseArgs({
+        args,
+        options: {
+          shop: { type: 'string' },
+          'api-key': { type: 'string' },
+          'app-name': { type: 'string' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }),
+    );
+    requireFlags(values, { shop: '<domain>', 'api-key': '<key>', 'app-name': '<name>' });
+    const apiKey = values['api-key'] === '-' ? (await io.readStdin()).trim() : values['api-key'];
+    const flags = validateFlags(
+      z.object({
+        shop: shopDomainFlag,
+        'api-key': connectInput.shape.apiKey,
+        'app-name': connectInput.shape.appName,
+      }),
+      { ...values, 'api-key': apiKey },
+    );
+    return { domain: flags.shop, apiKey: flags['api-key'], appName: flags['app-name'] };
+  },
+  secrets: (input) => [input.apiKey],
+  async run(app, input) {
+    const result = await connectShop({ client: app.client, shops: app.shops }, input);
+    if (!result.ok) {
+      app.io.err(`error: ${cliMessageFor(result.reason, result.message)}`);
+      return result.reason === 'invalid_input' ? exitCodes.usage : exitCodes.failed;
+    }
+    app.io.out(
+      `Connected ${result.shop.domain} to the tracking service as app "${result.shop.appName ?? ''}".`,
+    );
+    app.io.out('The API key is stored encrypted; work held for this shop resumes.');
+    return exitCodes.ok;
+  },
+});
+
+/** The use case's message, with what to do about it. */
+function cliMessageFor(reason: string, message: string): string {
+  switch (reason) {
+    case 'ssl_error':
+      return `${message} Serve the store over HTTPS, then connect again.`;
+    case 'unauthorized':
+      return `${message} Check the API key and the app name (wrong key, or a key of another store).`;
+    default:
+      return message;
+  }
+}
+
+export const shopList = defineCommand({
+  name: 'shop:list',
+  summary: 'every shop: connection, balance, plan, pause, trackers by sync state',
+  synopsis: '[--json]',
+  parse(args) {
+    const { values } = usageErrors(() =>
+      parseArgs({ args, options: { ...jsonFlag }, strict: true, allowPositionals: false }),
+    );
+    return { json: values.json ?? false };
+  },
+  async run(app, input) {
+    const shops = await app.shops.list();
+    const groups = await app.prisma.tracker.groupBy({ by: ['shopId', 'syncState'], _count: { _all: true } });
+    const counts = new Map<string, Record<string, number>>();
+    for (const g of groups) {
+      const byState = counts.get(g.shopId) ?? {};
+      byState[g.syncState] = g._count._all;
+      counts.set(g.shopId, byState);
+    }
+    const rows = shops.map((shop) => {
+      const view = viewOf(shop);
+      const byState = counts.get(shop.id) ?? {};
+      return {
+        domain: view.domain,
+        appName: view.appName,
+        connected: view.hasApiKey && view.uninstalledAt === null,
+        trackersBalance: view.trackersBalance,
+        userPlan: view.userPlan,
+        pausedReason: view.paused?.reason ?? null,
+        pausedSince: view.paused?.since ?? null,
+        trackers: Object.fromEntries(syncStates.map((s) => [s, byState[s] ?? 0])) as Record<
+          (typeof syncStates)[number],
+          number
+        >,
+      };
+    });
+    if (input.json) {
+      app.io.out(formatJson({ shops: rows }));
+      return exitCodes.ok;
+    }
+    if (rows.length === 0) {
+      app.io.out('No shops yet. Connect one with: npm run cli -- shop:connect --shop <domain> ...');
+      return exitCodes.ok;
+    }
+    app.io.out(
+      formatTable(
+        [
+          { header: 'SHOP', value: (r) => r.domain },
+          { header: 'APP NAME', value: (r) => r.appName },
+          { header: 'CONNECTED', value: (r) => r.connected },
+          { header: 'BALANCE', value: (r) => r.trackersBalance, align: 'right' },
+          { header: 'PLAN', value: (r) => r.userPlan },
+          { header: 'PAUSED', value: (r) => r.pausedReason },
+          ...syncStates.map((s) => ({
+            header: s.toUpperCase(),
+            value: (r: (typeof rows)[number]) => r.trackers[s],
+            align: 'right' as const,
+          })),
+        ],
+        rows,
+      ),
+    );
+    return exitCodes.ok;
+  },
+});

@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import {
+  CliError,
+  defineCommand,
+  exitCodes,
+  jsonFlag,
+  limitFlag,
+  requireFlags,
+  shopDomainFlag,
+  usageErrors,
+  validateFlags,
+} from './command.js';
+import { formatJson, formatTable } from './output.js';
+
+export const trackersList = defineCommand({
+  name: 'trackers:list',
+  summary: "a shop's trackers, and its lines waiting for a carrier mapping",
+  synopsis: '--shop <domain> [--order <id>] [--state pending|synced|failed|dead] [--limit <n>] [--json]',
+  details: [
+    '--order matches the order id sent to the service or the store order id of the lines.',
+    '--limit caps the trackers shown (default 200, newest first).',
+  ],
+  parse(args) {
+    const { values } = usageErrors(() =>
+      parseArgs({
+        args,
+        options: {
+          shop: { type: 'string' },
+          order: { type: 'string' },
+          state: { type: 'string' },
+          limit: { type: 'string' },
+          ...jsonFlag,
+        },
+        strict: true,
+        allowPositionals: false,
+      }),
+    );
+    requireFlags(values, { shop: '<domain>' });
+    return validateFlags(
+      z.object({
+        shop: shopDomainFlag,
+        order: z.string().trim().min(1, 'is empty').optional(),
+        state: z.enum(['pending', 'synced', 'failed', 'dead']).optional(),
+        limit: limitFlag.default(200),
+        json: z.boolean().default(false),
+      }),
+      values,
+    );
+  },
+  async run(app, input) {
+    const shop = await app.shops.findByDomain(input.shop);
+    if (!shop) throw new CliError(`No shop ${input.shop} is known. See shop:list.`, exitCodes.failed);
+    const where = {
+      shopId: shop.id,
+      ...(input.state ? { syncState: input.state } : {}),
+      ...(input.order
+        ? { OR: [{ orderKey: input.order }, { lines: { some: { orderId: input.order } } }] }
+        : {}),
+    };
+    const total = await app.prisma.tracker.count({ where });
+    const trackers = await app.prisma.tracker.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      take: input.limit,
+    });
+    const waitingGroups = await app.prisma.trackingLine.groupBy({
+      by: ['carrierName'],
+      where: {
+        shopId: shop.id,
+        active: true,
+        trackerId: null,
+        ...(input.order ? { orderId: input.order } : {}),
+      },
+      _count: { _all: true },
+    });
+    const waiting = waitingGroups
+      .map((g) => ({ carrierName: g.carrierName, lines: g._count._all }))
+      .sort((a, b) => b.lines - a.lines || (a.carrierName ?? '').localeCompare(b.carrierName ?? ''));
+
+    const rows = trackers.map((t) => ({
+      id: t.id,
+      trackingNumber: t.trackingNumber,
+      provider: t.provider,
+      orderKey: t.orderKey,
+      desired: t.desired,
+      remote: t.remote,
+      syncState: t.syncState,
+      attempts: t.attempts,
+      lastErrorReason: t.lastErrorReason,
+      lastError: t.lastError,
+      lastErrorAt: t.lastErrorAt,
+      syncedAt: t.syncedAt,
+    }));
+    if (input.json) {
+      app.io.out(formatJson({ shop: shop.domain, total, trackers: rows, waitingForCarrier: waiting }));
+      return exitCodes.ok;
+    }
+
+    if (rows.length === 0) app.io.out('No trackers match.');
+    else {
+      app.io.out(
+        formatTable(
+          [
+            { header: 'NUMBER', value: (r) => r.trackingNumber },
+            { header: 'PROVIDER', value: (r) => r.provider },
+            { header: 'ORDER', value: (r) => r.orderKey },
+            { header: 'DESIRED', value: (r) => r.desired },
+            { header: 'REMOTE', value: (r) => r.remote },
+            { header: 'SYNC', value: (r) => r.syncState },
+            { header: 'ATTEMPTS', value: (r) => r.attempts, align: 'right' },
+            {
+              header: 'LAST ERROR',
+              value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),
+              maxWidth: 60,
+            },
+            { header: 'ID', value: (r) => r.id },
+          ],
+          rows,
+        ),
+      );
+      if (total > rows.length) app.io.out(`(${rows.length} of ${total} shown; raise --limit for more)`);
+    }
+    if (waiting.length > 0) {
+      app.io.out('');
+      app.io.out('Lines waiting for a carrier mapping:');
+      app.io.out(
+        formatTable(
+          [
+            { header: 'CARRIER NAME', value: (w) => w.carrierName ?? '(no carrier name)' },
+            { header: 'LINES', value: (w) => w.lines, align: 'right' },
+          ],
+          waiting,
+        ),
+      );
+      app.io.out(
+        `Map one with: npm run cli -- carriers:map --shop ${shop.domain} --name "<carrier name>" --slug <slug>`,
+      );
+    }
+    return exitCodes.ok;
+  },
+});
