@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Runtime, startRuntime } from '../../src/app/runtime.js';
+import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/app/runtime.js';
 import type { AppConfig } from '../../src/config.js';
 import type { DatabaseProvider } from '../../src/db/provider.js';
 import { silentLogger } from '../../src/logger.js';
@@ -53,13 +53,20 @@ export async function startTestApp(
     connect?: boolean;
     config?: Partial<AppConfig>;
     emulator?: TestEmulator;
+    /** Extra runtime options (reconciler backoff, client timeout, …) over the test defaults. */
+    runtime?: Partial<Omit<RuntimeOptions, 'logger'>>;
   } = {},
 ): Promise<TestApp> {
   const emulator =
     options.emulator ?? (await startTestEmulator({ accounts: [{ ...TEST_ACCOUNT, https: true }] }));
   const database = await createTestDatabase(options.provider);
   const config = testConfig(database.url, emulator.baseUrl, options.config);
-  const runtime = await startRuntime(config, { logger: silentLogger, migrate: false, idlePollMs: 25 });
+  const runtime = await startRuntime(config, {
+    logger: silentLogger,
+    migrate: false,
+    idlePollMs: 25,
+    ...options.runtime,
+  });
   if (options.connect ?? true) {
     await runtime.shops.saveCredentials(TEST_SHOP, {
       apiKey: TEST_ACCOUNT.apiKey,

@@ -1,7 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
+import { signWebhookBody, webhookHeaders } from '../../src/webhooks/sign.js';
 
 /** The store platform's fixtures, beside this repository in ../shared. */
 export const FIXTURES_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'shopify');
@@ -11,9 +11,7 @@ export function fixture(name: string): Record<string, unknown> {
 }
 
 /** The platform's signature: base64 HMAC-SHA256 of the raw body with the app's client secret. */
-export function signBody(body: string, secret: string): string {
-  return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
-}
+export const signBody = signWebhookBody;
 
 export interface DeliveryOptions {
   topic: string;
@@ -31,16 +29,15 @@ export function signedDelivery(options: DeliveryOptions): { body: string; header
   const body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   return {
     body,
-    headers: {
-      'content-type': 'application/json',
-      'x-shopify-topic': options.topic,
-      'x-shopify-hmac-sha256': signBody(body, options.secret),
-      'x-shopify-shop-domain': options.shop,
-      'x-shopify-api-version': '2026-10',
-      'x-shopify-webhook-id': options.webhookId ?? randomUUID(),
-      'x-shopify-event-id': options.eventId ?? randomUUID(),
-      'x-shopify-triggered-at': options.triggeredAt ?? new Date().toISOString(),
-    },
+    headers: webhookHeaders({
+      topic: options.topic,
+      shop: options.shop,
+      body,
+      secret: options.secret,
+      eventId: options.eventId,
+      webhookId: options.webhookId,
+      triggeredAt: options.triggeredAt,
+    }),
   };
 }
 

@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the CLI runs from there, as `npm run cli` does. */
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+
+/** A random ENCRYPTION_KEY (32 bytes, base64), as an operator would generate one. */
+export function randomEncryptionKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** The environment the CLI needs, and nothing from this process's environment but PATH. */
+export function cliEnv(settings: {
+  databaseUrl: string;
+  trackingApiBaseUrl: string;
+  encryptionKey: string;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: settings.databaseUrl,
+    ENCRYPTION_KEY: settings.encryptionKey,
+    TRACKING_API_BASE_URL: settings.trackingApiBaseUrl,
+    SHOPIFY_API_KEY: 'cli-test-api-key',
+    SHOPIFY_API_SECRET: 'cli-test-app-secret',
+    SHOPIFY_APP_URL: 'http://127.0.0.1:3000',
+  };
+}
+
+/** Runs `src/cli/main.ts` as a child process with exactly `env` (plus PATH); kills it after `timeoutMs`. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { stdin?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`cli ${args.join(' ')} did not finish in time\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** For afterAll: no CLI process outlives its test file. */
+export function killRunningClis(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}

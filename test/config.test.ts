@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadAppConfig, loadEmulatorConfig } from '../src/config.js';
+
+const valid = {
+  DATABASE_URL: 'file:./data/x.db',
+  SHOPIFY_API_KEY: 'key',
+  SHOPIFY_API_SECRET: 'super-secret-value',
+  SHOPIFY_APP_URL: 'https://app.example.com',
+  TRACKING_API_BASE_URL: 'https://api.example.com/v1',
+  ENCRYPTION_KEY: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+};
+
+describe('loadAppConfig', () => {
+  it('reads a complete environment with defaults for the rest', () => {
+    const config = loadAppConfig(valid);
+    expect(config).toMatchObject({ port: 3000, role: 'all', logLevel: 'info', workerConcurrency: 16 });
+    expect(config.shopify.apiSecret).toBe('super-secret-value');
+  });
+
+  it('names every bad variable and never prints a value', () => {
+    const attempt = () =>
+      loadAppConfig({
+        ...valid,
+        SHOPIFY_API_SECRET: '',
+        TRACKING_API_BASE_URL: 'https://api.example.com/v2/super-secret-value',
+        DATABASE_URL: 'mysql://super-secret-value@x',
+        PORT: 'eighty',
+      });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['SHOPIFY_API_SECRET', 'TRACKING_API_BASE_URL', 'DATABASE_URL', 'PORT']) {
+        expect(message).toContain(name);
+      }
+      expect(message).not.toContain('super-secret-value');
+    }
+  });
+
+  it('accepts PostgreSQL URLs and the split roles', () => {
+    const config = loadAppConfig({
+      ...valid,
+      DATABASE_URL: 'postgres://u@127.0.0.1:5432/db',
+      ROLE: 'worker',
+    });
+    expect(config.role).toBe('worker');
+  });
+});
+
+describe('loadEmulatorConfig', () => {
+  it('parses accounts and fault rates', () => {
+    const config = loadEmulatorConfig({
+      EMULATOR_ACCOUNTS: '[{"apiKey":"k","appName":"a","https":false}]',
+      EMULATOR_ERROR_RATE: '0.25',
+    });
+    expect(config.accounts).toEqual([
+      { apiKey: 'k', appName: 'a', plan: 'Free', balance: 100, https: false },
+    ]);
+    expect(config.faults.errorRate).toBe(0.25);
+    expect(config.port).toBe(4010);
+  });
+
+  it('refuses accounts that are not JSON and rates outside 0..1', () => {
+    expect(() => loadEmulatorConfig({ EMULATOR_ACCOUNTS: '[{' })).toThrow(/EMULATOR_ACCOUNTS/);
+    expect(() => loadEmulatorConfig({ EMULATOR_ERROR_RATE: '2' })).toThrow(/EMULATOR_ERROR_RATE/);
+  });
+});

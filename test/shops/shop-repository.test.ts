@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { open, parseKeyring } from '../../src/shops/crypto.js';
+import { createShopRepository, ensureShop, viewOf } from '../../src/shops/shop-repository.js';
+import { createShop, randomKey, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.cleanup();
+});
+beforeEach(async () => {
+  await resetDatabase(db.prisma);
+});
+
+const credentials = { apiKey: 'service-key-0123456789', appName: 'my-store' };
+
+describe('credentials at rest', () => {
+  it('seals the API key on write: the row holds ciphertext and the key id, never the key', async () => {
+    const keyring = parseKeyring(`k1:${randomKey()}`);
+    const shops = createShopRepository(db.prisma, keyring);
+    const domain = uniqueDomain();
+    const shop = await shops.saveCredentials(domain, credentials);
+
+    const row = await db.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(row.appName).toBe('my-store');
+    expect(row.apiKeyKeyId).toBe('k1');
+    expect(row.apiKeyCiphertext).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain(credentials.apiKey);
+    expect(open(keyring, { keyId: 'k1', ciphertext: row.apiKeyCiphertext! })).toBe(credentials.apiKey);
+    expect(viewOf(shop)).toMatchObject({ hasApiKey: true, appName: 'my-store' });
+    expect(JSON.stringify(viewOf(shop))).not.toContain(row.apiKeyCiphertext!);
+  });
+
+  it('opens the key when asked, and answers null for a shop with no credentials', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const saved = await shops.saveCredentials(uniqueDomain(), credentials);
+    expect(await shops.credentials(saved)).toEqual(credentials);
+
+    const bare = await shops.ensure(uniqueDomain());
+    expect(await shops.credentials(bare)).toBeNull();
+  });
+
+  it('re-seals a key sealed with a retired key id when it is read, and keeps opening it', async () => {
+    const oldKey = randomKey();
+    const before = createShopRepository(db.prisma, parseKeyring(`k1:${oldKey}`));
+    const domain = uniqueDomain();
+    await before.saveCredentials(domain, credentials);
+    const oldRow = await db.prisma.shop.findUniqueOrThrow({ where: { domain } });
+
+    const rotated = parseKeyring(`k2:${randomKey()},k1:${oldKey}`);
+    const after = createShopRepository(db.prisma, rotated);
+    expect(await after.credentials(oldRow)).toEqual(credentials);
+
+    const resealed = await db.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(resealed.apiKeyKeyId).toBe('k2');
+    expect(resealed.apiKeyCiphertext).not.toBe(oldRow.apiKeyCiphertext);
+    expect(open(rotated, { keyId: 'k2', ciphertext: resealed.apiKeyCiphertext! })).toBe(credentials.apiKey);
+
+    // Once the old key is retired for good, the re-sealed secret still opens.
+    const onlyNew = createShopRepository(
+      db.prisma,
+      parseKeyring(`k2:${rotated.keys.get('k2')!.toString('base64')}`),
+    );
+    expect(await onlyNew.credentials(resealed)).toEqual(credentials);
+  });
+
+  it('does not overwrite credentials saved meanwhile when re-sealing a stale read', async () => {
+    const oldKey = randomKey();
+    const domain = uniqueDomain();
+    await createShopRepository(db.prisma, parseKeyring(`k1:${oldKey}`)).saveCredentials(domain, credentials);
+    const staleRow = await db.prisma.shop.findUniqueOrThrow({ where: { domain } });
+
+    const rotated = createShopRepository(db.prisma, parseKeyring(`k2:${randomKey()},k1:${oldKey}`));
+    await rotated.saveCredentials(domain, { apiKey: 'a-newer-key-000000', appName: 'my-store' });
+    expect(await rotated.credentials(staleRow)).toEqual(credentials); // what that read held
+
+    const fresh = await db.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(await rotated.credentials(fresh)).toEqual({ apiKey: 'a-newer-key-000000', appName: 'my-store' });
+  });
+
+  it('saving credentials lifts every pause and the uninstalled mark', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const shop = await createShop(db.prisma, {
+      pausedReason: 'uninstalled',
+      pausedAt: new Date(),
+      probeAt: new Date(),
+    });
+    await db.prisma.shop.update({ where: { id: shop.id }, data: { uninstalledAt: new Date() } });
+    const saved = await shops.saveCredentials(shop.domain, credentials);
+    expect(saved).toMatchObject({
+      pausedReason: null,
+      pausedAt: null,
+      pausedMessage: null,
+      probeAt: null,
+      uninstalledAt: null,
+    });
+    expect(viewOf(saved).paused).toBeNull();
+  });
+});
+
+describe('ensureShop', () => {
+  it('makes an unknown shop paused as not connected, and leaves a known one as it is', async () => {
+    const domain = uniqueDomain();
+    const made = await ensureShop(db.prisma, domain);
+    expect(made).toMatchObject({ domain, pausedReason: 'not_connected', apiKeyCiphertext: null });
+    expect(made.pausedAt).toBeInstanceOf(Date);
+
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    await shops.saveCredentials(domain, credentials);
+    const again = await ensureShop(db.prisma, domain);
+    expect(again.id).toBe(made.id);
+    expect(again.pausedReason).toBeNull();
+  });
+});
+
+describe('pause and resume', () => {
+  it('pauses with reason, message and probe time, and shows it in the view', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+    const probeAt = new Date(Date.now() + 60_000);
+    await shops.pause(shop.id, 'balance_exhausted', 'no trackers left', probeAt);
+    const paused = (await shops.findById(shop.id))!;
+    expect(paused).toMatchObject({
+      pausedReason: 'balance_exhausted',
+      pausedMessage: 'no trackers left',
+      probeAt,
+    });
+    expect(viewOf(paused).paused).toMatchObject({ reason: 'balance_exhausted', message: 'no trackers left' });
+  });
+
+  it.each(['ssl_error', 'unauthorized', 'balance_exhausted'] as const)(
+    'a successful probe lifts a %s pause',
+    async (reason) => {
+      const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+      const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+      await shops.pause(shop.id, reason, 'held', new Date());
+      await shops.resumeAfterProbe(shop.id);
+      expect(await shops.findById(shop.id)).toMatchObject({
+        pausedReason: null,
+        pausedAt: null,
+        pausedMessage: null,
+        probeAt: null,
+      });
+    },
+  );
+
+  it.each(['not_connected', 'uninstalled'] as const)(
+    'a probe never lifts a %s pause: that needs the merchant',
+    async (reason) => {
+      const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+      const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+      await shops.pause(shop.id, reason, 'held', null);
+      await shops.resumeAfterProbe(shop.id);
+      expect(await shops.findById(shop.id)).toMatchObject({ pausedReason: reason });
+    },
+  );
+});
+
+describe('recordAccount and settings', () => {
+  it('records balance (truncated) and plan, and leaves a value alone when the answer lacked it', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+    await shops.recordAccount(shop.id, { trackersBalance: 41.9, userPlan: 'Pro' });
+    expect(await shops.findById(shop.id)).toMatchObject({ trackersBalance: 41, userPlan: 'Pro' });
+    await shops.recordAccount(shop.id, { trackersBalance: null, userPlan: 'Business' });
+    expect(await shops.findById(shop.id)).toMatchObject({ trackersBalance: 41, userPlan: 'Business' });
+    await shops.recordAccount(shop.id, { trackersBalance: 0, userPlan: null });
+    expect(await shops.findById(shop.id)).toMatchObject({ trackersBalance: 0, userPlan: 'Business' });
+    await shops.recordAccount(shop.id, { trackersBalance: null, userPlan: null });
+    expect(await shops.findById(shop.id)).toMatchObject({ trackersBalance: 0, userPlan: 'Business' });
+  });
+
+  it('updates settings and shows them in the view', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+    expect(viewOf(shop).settings).toEqual({
+      createOnFulfillment: true,
+      deleteOnCancel: true,
+      orderIdSource: 'id',
+    });
+    const updated = await shops.updateSettings(shop.id, { orderIdSource: 'name', deleteOnCancel: false });
+    expect(viewOf(updated).settings).toEqual({
+      createOnFulfillment: true,
+      deleteOnCancel: false,
+      orderIdSource: 'name',
+    });
+  });
+
+  it('lists shops by domain', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    await shops.ensure('b-shop.myshopify.com');
+    await shops.ensure('a-shop.myshopify.com');
+    expect((await shops.list()).map((s) => s.domain)).toEqual([
+      'a-shop.myshopify.com',
+      'b-shop.myshopify.com',
+    ]);
+    expect((await shops.findByDomain('a-shop.myshopify.com'))?.domain).toBe('a-shop.myshopify.com');
+  });
+});

@@ -1,0 +1,271 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Shopify } from '@shopify/shopify-api';
+import request from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app/server.js';
+import { silentLogger } from '../../src/logger.js';
+import { createShopify } from '../../src/shopify/api.js';
+import { httpStatusFor, verifyWebhook } from '../../src/webhooks/verify.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { resetDatabase } from '../helpers/factories.js';
+import { fixture, signedDelivery } from '../helpers/webhooks.js';
+
+const SECRET = 'verify-test-secret';
+const SHOP = 'verify-shop.myshopify.com';
+
+let shopify: Shopify;
+
+beforeAll(() => {
+  shopify = createShopify({ apiKey: 'verify-api-key', apiSecret: SECRET, appUrl: 'http://127.0.0.1:3000' });
+});
+
+function delivery(overrides: { topic?: string; shop?: string; body?: unknown; secret?: string } = {}) {
+  return signedDelivery({
+    topic: overrides.topic ?? 'fulfillments/create',
+    shop: overrides.shop ?? SHOP,
+    body: overrides.body ?? fixture('fulfillments-create.ups'),
+    secret: overrides.secret ?? SECRET,
+  });
+}
+
+describe('verifyWebhook behind a plain node:http server', () => {
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void verifyWebhook(shopify, req, res, Buffer.concat(chunks).toString('utf8')).then((v) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(v));
+        });
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  async function verify(body: string, headers: Record<string, string>) {
+    const response = await fetch(url, { method: 'POST', body, headers });
+    return (await response.json()) as Record<string, unknown> & { ok: boolean };
+  }
+
+  it('accepts a signed delivery and returns its fields, topic and domain folded to lower case', async () => {
+    const { body, headers } = delivery();
+    const result = await verify(body, {
+      ...headers,
+      'x-shopify-topic': 'Fulfillments/Create',
+      'x-shopify-shop-domain': 'Verify-Shop.myshopify.com',
+      'x-shopify-triggered-at': '2026-11-18T15:21:44.000Z',
+    });
+    expect(result).toEqual({
+      ok: true,
+      delivery: {
+        topic: 'fulfillments/create',
+        shopDomain: SHOP,
+        webhookId: headers['x-shopify-webhook-id'],
+        eventId: headers['x-shopify-event-id'],
+        apiVersion: '2026-10',
+        triggeredAt: '2026-11-18T15:21:44.000Z',
+        rawBody: body,
+        payload: JSON.parse(body),
+      },
+    });
+  });
+
+  it('uses the webhook id as event id when the platform sent none', async () => {
+    const { body, headers } = delivery();
+    const { 'x-shopify-event-id': _eventId, ...rest } = headers;
+    const result = await verify(body, rest);
+    expect(result).toMatchObject({ ok: true, delivery: { eventId: headers['x-shopify-webhook-id'] } });
+  });
+
+  it('gives no trigger time when the header is not a date', async () => {
+    const { body, headers } = delivery();
+    const result = await verify(body, { ...headers, 'x-shopify-triggered-at': 'soon' });
+    expect(result).toMatchObject({ ok: true, delivery: { triggeredAt: null } });
+  });
+
+  it('names missing headers in the detail', async () => {
+    const { body, headers } = delivery();
+    const { 'x-shopify-webhook-id': _webhookId, ...rest } = headers;
+    const result = await verify(body, rest);
+    expect(result).toMatchObject({ ok: false, reason: 'missing_headers' });
+    expect(String(result.detail)).toMatch(/webhook-id/i);
+  });
+});
+
+describe('httpStatusFor', () => {
+  it('is 401 for signature problems and 400 for everything else', () => {
+    expect(httpStatusFor('missing_hmac')).toBe(401);
+    expect(httpStatusFor('invalid_hmac')).toBe(401);
+    expect(httpStatusFor('missing_headers')).toBe(400);
+    expect(httpStatusFor('malformed_headers')).toBe(400);
+    expect(httpStatusFor('malformed_body')).toBe(400);
+  });
+});
+
+describe('POST /webhooks (express app)', () => {
+  let db: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let recorded = 0;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    app = createApp({
+      prisma: db.prisma,
+      shopify,
+      logger: silentLogger,
+      readiness: async () => ({ ready: true }),
+      onDeliveryRecorded: () => {
+        recorded++;
+      },
+    });
+  });
+  afterAll(async () => {
+    await db?.cleanup();
+  });
+  beforeEach(async () => {
+    await resetDatabase(db.prisma);
+    recorded = 0;
+  });
+
+  const post = (body: string, headers: Record<string, string>) =>
+    request(app).post('/webhooks').set(headers).send(body);
+
+  it('records a signed delivery exactly as signed and answers 200', async () => {
+    const { body, headers } = delivery({ body: '{ "id" : 1,\n "note": "Straße ✓" }' });
+    const response = await post(body, headers);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true, duplicate: false });
+    const rows = await db.prisma.webhookDelivery.findMany();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      shopDomain: SHOP,
+      topic: 'fulfillments/create',
+      eventId: headers['x-shopify-event-id'],
+      webhookId: headers['x-shopify-webhook-id'],
+      apiVersion: '2026-10',
+      payload: body,
+      state: 'pending',
+      attempts: 0,
+    });
+    expect(recorded).toBe(1);
+  });
+
+  it('verifies the raw body whatever the content type says', async () => {
+    const { body, headers } = delivery();
+    const response = await post(body, { ...headers, 'content-type': 'text/plain' });
+    expect(response.status).toBe(200);
+    expect(await db.prisma.webhookDelivery.count()).toBe(1);
+  });
+
+  it('acknowledges a duplicate (same shop, topic and event id) without recording it again', async () => {
+    const first = delivery();
+    expect((await post(first.body, first.headers)).body).toEqual({ ok: true, duplicate: false });
+    const retry = { ...first.headers, 'x-shopify-webhook-id': 'another-webhook-id' };
+    const response = await post(first.body, retry);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true, duplicate: true });
+    expect(await db.prisma.webhookDelivery.count()).toBe(1);
+    expect(recorded).toBe(1);
+  });
+
+  it('records the webhook id as event id when the event id header is absent', async () => {
+    const { body, headers } = delivery();
+    const { 'x-shopify-event-id': _eventId, ...rest } = headers;
+    expect((await post(body, rest)).status).toBe(200);
+    expect((await db.prisma.webhookDelivery.findFirstOrThrow()).eventId).toBe(
+      headers['x-shopify-webhook-id'],
+    );
+  });
+
+  it('refuses a delivery without signature: 401 missing_hmac', async () => {
+    const { body, headers } = delivery();
+    const { 'x-shopify-hmac-sha256': _hmac, ...rest } = headers;
+    const response = await post(body, rest);
+    expect(response.status).toBe(401);
+    expect(response.body.error).toBe('missing_hmac');
+    expect(await db.prisma.webhookDelivery.count()).toBe(0);
+    expect(recorded).toBe(0);
+  });
+
+  it('refuses a wrong signature, a tampered body and another secret: 401 invalid_hmac', async () => {
+    const { body, headers } = delivery();
+    const cases = [
+      { body, headers: { ...headers, 'x-shopify-hmac-sha256': 'AAAA' } },
+      { body: body.replace('UPS', 'USPS'), headers },
+      delivery({ secret: 'someone-elses-secret' }),
+    ];
+    for (const c of cases) {
+      const response = await post(c.body, c.headers);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe('invalid_hmac');
+    }
+    expect(await db.prisma.webhookDelivery.count()).toBe(0);
+  });
+
+  it.each(['x-shopify-topic', 'x-shopify-shop-domain', 'x-shopify-api-version', 'x-shopify-webhook-id'])(
+    'refuses a delivery without %s: 400',
+    async (name) => {
+      const { body, headers } = delivery();
+      const rest = Object.fromEntries(Object.entries(headers).filter(([k]) => k !== name));
+      const response = await post(body, rest);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('missing_headers');
+      expect(await db.prisma.webhookDelivery.count()).toBe(0);
+    },
+  );
+
+  it.each([
+    ['a shop domain that is not *.myshopify.com', { 'x-shopify-shop-domain': 'evil.example.com' }],
+    ['a shop domain with a path', { 'x-shopify-shop-domain': 'shop.myshopify.com/../x' }],
+    ['a topic that is not resource/event', { 'x-shopify-topic': 'fulfillments' }],
+    ['a topic with odd characters', { 'x-shopify-topic': 'orders/create; drop' }],
+  ])('refuses %s: 400 malformed_headers', async (_what, patch) => {
+    const { body, headers } = delivery();
+    const response = await post(body, { ...headers, ...patch });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('malformed_headers');
+    expect(await db.prisma.webhookDelivery.count()).toBe(0);
+  });
+
+  it.each([
+    ['not JSON', '{"id": 1'],
+    ['a JSON array', '[1, 2]'],
+    ['a JSON string', '"text"'],
+    ['a JSON number', '42'],
+    ['JSON null', 'null'],
+  ])('refuses a signed body that is %s: 400 malformed_body', async (_what, raw) => {
+    const { body, headers } = delivery({ body: raw });
+    const response = await post(body, headers);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('malformed_body');
+    expect(await db.prisma.webhookDelivery.count()).toBe(0);
+  });
+
+  it('refuses an empty body: 400', async () => {
+    const { headers } = delivery({ body: '' });
+    const response = await request(app).post('/webhooks').set(headers);
+    expect(response.status).toBe(400);
+    expect(await db.prisma.webhookDelivery.count()).toBe(0);
+  });
+
+  it('checks the signature before the headers and the body', async () => {
+    const { headers } = delivery();
+    const response = await post('not json', {
+      ...headers,
+      'x-shopify-shop-domain': 'evil.example.com',
+      'x-shopify-hmac-sha256': 'AAAA',
+    });
+    expect(response.status).toBe(401);
+  });
+});
