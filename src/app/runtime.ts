@@ -10,6 +10,7 @@ import { createWorker, type Worker, type WorkerOptions } from '../jobs/worker.js
 import type { Logger } from '../logger.js';
 import { createShopify } from '../shopify/api.js';
 import { parseKeyring } from '../shops/crypto.js';
+import { PrismaSessionStorage } from '../shops/session-storage.js';
 import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
 import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
 import type { FetchLike } from '../tracking/request.js';
@@ -76,7 +77,14 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
   if (config.role !== 'worker') {
     const app = createApp({
       prisma: db.prisma,
-      shopify: createShopify(config.shopify),
+      shopify: createShopify({
+        ...config.shopify,
+        sessionStorage: new PrismaSessionStorage(db.prisma, { logger }),
+        logger,
+      }),
+      shops,
+      carriers,
+      client,
       logger,
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),

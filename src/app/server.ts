@@ -1,20 +1,43 @@
-import type { Shopify } from '@shopify/shopify-api';
+import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { authCallbackPath, authPath, type TracksyncShopify, webhookPath } from '../shopify/api.js';
+import { afterAuth } from '../shopify/install.js';
+import type { ShopRepository } from '../shops/shop-repository.js';
+import type { TrackingClient } from '../tracking/client.js';
+import { createPageApi } from '../ui/api/router.js';
+import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
+import { requireSessionToken } from '../ui/auth/session-token.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
 export interface AppDeps {
   prisma: DatabaseClient;
-  shopify: Shopify;
+  /** The one Shopify object: OAuth middlewares, and `.api` (HMAC, session tokens, token exchange). */
+  shopify: TracksyncShopify;
+  shops: ShopRepository;
+  carriers: CarrierRepository;
+  client: TrackingClient;
   logger: Logger;
   readiness: () => Promise<Readiness>;
   onDeliveryRecorded?: () => void;
 }
 
-/** The HTTP side: webhook intake, health and readiness. Routes stay thin; the work is in use cases. */
+/** The page: index.html and its assets. */
+export const publicDir = fileURLToPath(new URL('../ui/public/', import.meta.url));
+
+/** index.html is never stored; the assets keep their names across releases (no build step), so they are
+ * revalidated (ETag) on every load rather than cached blindly. */
+const ASSET_CACHE = 'no-cache';
+
+/**
+ * The HTTP side: health and readiness, webhook intake, the install (OAuth and token exchange), the page's
+ * JSON API behind session tokens, and the page. Routes stay thin; the work is in use cases.
+ */
 export function createApp(deps: AppDeps): express.Express {
+  const { shopify } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
@@ -31,13 +54,57 @@ export function createApp(deps: AppDeps): express.Express {
 
   // The raw body, exactly as signed, whatever the content type claims.
   app.post(
-    '/webhooks',
+    webhookPath,
     express.raw({ type: () => true, limit: '2mb' }),
     webhookRoute({
       prisma: deps.prisma,
-      shopify: deps.shopify,
+      shopify: shopify.api,
       logger: deps.logger,
       onRecorded: deps.onDeliveryRecorded,
+    }),
+  );
+
+  // Install by OAuth: begin → the store's consent screen → callback (stores the offline session) →
+  // the shop row → back into the admin.
+  app.get(authPath, shopify.auth.begin());
+  app.get(
+    authCallbackPath,
+    shopify.auth.callback(),
+    afterAuth({ prisma: deps.prisma, logger: deps.logger }),
+    shopify.redirectToShopifyOrAppRoot(),
+  );
+  app.get(shopify.config.exitIframePath, exitIframe(shopify));
+
+  // The page's JSON API: a session token names the shop, and only that shop.
+  app.use(
+    '/api',
+    requireSessionToken(shopify, { logger: deps.logger }),
+    createPageApi({
+      prisma: deps.prisma,
+      shops: deps.shops,
+      carriers: deps.carriers,
+      client: deps.client,
+      logger: deps.logger,
+    }),
+  );
+
+  // The page: the install check (token exchange or OAuth) first, then index.html, never cached.
+  app.get(
+    ['/', '/index.html'],
+    embeddedPageAuth({ shopify, prisma: deps.prisma, logger: deps.logger }),
+    (_req, res) => {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.sendFile('index.html', { root: publicDir, cacheControl: false });
+    },
+  );
+  app.use(
+    express.static(publicDir, {
+      index: false,
+      redirect: false,
+      setHeaders: (res) => {
+        res.setHeader('Cache-Control', ASSET_CACHE);
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+      },
     }),
   );
 

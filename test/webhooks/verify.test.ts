@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import type { Shopify } from '@shopify/shopify-api';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app/server.js';
-import { silentLogger } from '../../src/logger.js';
+import type { createApp } from '../../src/app/server.js';
 import { createShopify } from '../../src/shopify/api.js';
 import { httpStatusFor, verifyWebhook } from '../../src/webhooks/verify.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { resetDatabase } from '../helpers/factories.js';
+import { createTestWebApp } from '../helpers/web-app.js';
 import { fixture, signedDelivery } from '../helpers/webhooks.js';
 
 const SECRET = 'verify-test-secret';
@@ -18,7 +18,11 @@ const SHOP = 'verify-shop.myshopify.com';
 let shopify: Shopify;
 
 beforeAll(() => {
-  shopify = createShopify({ apiKey: 'verify-api-key', apiSecret: SECRET, appUrl: 'http://127.0.0.1:3000' });
+  shopify = createShopify({
+    apiKey: 'verify-api-key',
+    apiSecret: SECRET,
+    appUrl: 'http://127.0.0.1:3000',
+  }).api;
 });
 
 function delivery(overrides: { topic?: string; shop?: string; body?: unknown; secret?: string } = {}) {
@@ -120,15 +124,14 @@ describe('POST /webhooks (express app)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = createApp({
+    ({ app } = createTestWebApp({
       prisma: db.prisma,
-      shopify,
-      logger: silentLogger,
-      readiness: async () => ({ ready: true }),
+      apiKey: 'verify-api-key',
+      secret: SECRET,
       onDeliveryRecorded: () => {
         recorded++;
       },
-    });
+    }));
   });
   afterAll(async () => {
     await db?.cleanup();

@@ -1,0 +1,172 @@
+import type { RequestHandler, Response } from 'express';
+import type { DatabaseClient } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import { authPath, type TracksyncShopify } from '../../shopify/api.js';
+import { type OfflineTokenExchange, offlineTokenExchange, recordInstall } from '../../shopify/install.js';
+import { myshopifyDomain, verifySessionToken } from './session-token.js';
+
+/** App Bridge, from Shopify's CDN (it must be loaded from there). */
+export const APP_BRIDGE_URL = 'https://cdn.shopify.com/shopifycloud/app-bridge.js';
+
+/** A session whose token expires within this is treated as gone (as the library does). */
+const WITHIN_MS_OF_EXPIRY = 5 * 60_000;
+
+/**
+ * The embedded page may be framed by its own store's admin and by admin.shopify.com, nothing else.
+ * Without a valid shop it may be framed by no one.
+ */
+export function frameAncestorsPolicy(shop: string | null): string {
+  return shop ? `frame-ancestors https://${shop} https://admin.shopify.com;` : `frame-ancestors 'none';`;
+}
+
+export function setFrameAncestors(res: Response, shop: string | null): void {
+  res.setHeader('Content-Security-Policy', frameAncestorsPolicy(shop));
+}
+
+export interface EmbeddedPageDeps {
+  shopify: TracksyncShopify;
+  prisma: DatabaseClient;
+  logger: Logger;
+  /** Default: shopify.api.auth.tokenExchange for an offline token (expiring, with a refresh token). */
+  exchange?: OfflineTokenExchange;
+}
+
+/**
+ * In front of the page (GET /): makes sure the store has an offline token before the page loads.
+ *
+ * - `shop` must be a *.myshopify.com domain (400 otherwise); the page's CSP frame-ancestors names it.
+ * - With `id_token` (the admin loads embedded apps so): the token is verified and must be for that shop.
+ *   When storage holds no usable offline session for the shop, the token is exchanged for one, which is
+ *   stored, and the install recorded (the shop row). A stale or invalid token with no session to fall
+ *   back on gets App Bridge's bounce page (it fetches a fresh token).
+ * - Without `id_token` and with no session: off to the OAuth flow, `/api/auth?shop=…` (host and
+ *   embedded passed along, so an embedded load leaves the iframe first).
+ */
+export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
+  const { shopify, logger } = deps;
+  const exchange = deps.exchange ?? offlineTokenExchange(shopify);
+  const storage = shopify.config.sessionStorage;
+
+  return async (req, res, next) => {
+    const shop = myshopifyDomain(req.query.shop);
+    setFrameAncestors(res, shop);
+    res.setHeader('Cache-Control', 'no-store');
+    if (!shop) {
+      res
+        .status(400)
+        .type('text/plain')
+        .send(
+          'Open Tracksync from your store admin: the shop parameter is missing or not a *.myshopify.com domain.',
+        );
+      return;
+    }
+    const session = await storage.loadSession(shopify.api.session.getOfflineId(shop));
+    const hasUsableSession = session?.isActive(undefined, WITHIN_MS_OF_EXPIRY) ?? false;
+    const idToken = typeof req.query.id_token === 'string' ? req.query.id_token : undefined;
+
+    if (idToken === undefined) {
+      if (session) return next();
+      const params = new URLSearchParams({ shop });
+      if (typeof req.query.host === 'string') params.set('host', req.query.host);
+      if (req.query.embedded === '1') params.set('embedded', '1');
+      res.redirect(302, `${authPath}?${params.toString()}`);
+      return;
+    }
+
+    const verification = await verifySessionToken(shopify, idToken);
+    if (verification.ok && verification.shopDomain !== shop) {
+      logger.info(
+        { shop, tokenShop: verification.shopDomain },
+        'page load: session token is for another shop',
+      );
+      res.status(400).type('text/plain').send('The session token is for another store.');
+      return;
+    }
+    if (!verification.ok) {
+      logger.info({ shop, reason: verification.reason }, 'page load: session token refused');
+      if (session) return next();
+      renderAppBridgeBounce(res, shopify.api.config.apiKey);
+      return;
+    }
+    if (hasUsableSession) return next();
+
+    try {
+      const fresh = await exchange({ shop, sessionToken: idToken });
+      await storage.storeSession(fresh);
+    } catch (error) {
+      if (isRefusedSessionToken(error)) {
+        logger.info({ shop }, 'token exchange refused the session token');
+        renderAppBridgeBounce(res, shopify.api.config.apiKey);
+        return;
+      }
+      logger.error(
+        { shop, err: error instanceof Error ? error.message : String(error) },
+        'token exchange failed',
+      );
+      res.status(502).type('text/plain').send('The store did not grant the app access; reload to try again.');
+      return;
+    }
+    await recordInstall(deps.prisma, shop);
+    logger.info({ shop }, 'app installed (token exchange)');
+    next();
+  };
+}
+
+/**
+ * The token endpoint (400 invalid_subject_token) or the library (InvalidJwtError) refused the session
+ * token. Recognised by shape, not instanceof: @shopify/shopify-app-express loads the CommonJS build of
+ * @shopify/shopify-api, whose error classes are not the ones an ES import gets.
+ */
+function isRefusedSessionToken(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.constructor.name === 'InvalidJwtError') return true;
+  const response = (error as { response?: { code?: unknown; body?: { error?: unknown } } }).response;
+  return response?.code === 400 && response.body?.error === 'invalid_subject_token';
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}
+
+/** App Bridge alone: in the admin it fetches a fresh session token and reloads the page with it. */
+export function renderAppBridgeBounce(res: Response, apiKey: string): void {
+  res
+    .status(200)
+    .type('text/html')
+    .send(
+      `<!doctype html><meta name="shopify-api-key" content="${escapeHtml(apiKey)}">` +
+        `<script data-api-key="${escapeHtml(apiKey)}" src="${APP_BRIDGE_URL}"></script>`,
+    );
+}
+
+/**
+ * GET /exitiframe: where the library sends an embedded request that needs OAuth (redirectToAuth with
+ * embedded=1). OAuth cannot run inside the admin's iframe, so App Bridge opens the URL at the top.
+ * Only our own /api/auth URL is followed (no open redirect).
+ */
+export function exitIframe(shopify: TracksyncShopify): RequestHandler {
+  return (req, res) => {
+    const shop = myshopifyDomain(req.query.shop);
+    setFrameAncestors(res, shop);
+    const target = typeof req.query.redirectUri === 'string' ? req.query.redirectUri : '';
+    const ownAuth = `${shopify.api.config.hostScheme}://${shopify.api.config.hostName}${authPath}?`;
+    if (!shop || !target.startsWith(ownAuth)) {
+      res.status(400).type('text/plain').send('Invalid redirect.');
+      return;
+    }
+    const apiKey = escapeHtml(shopify.api.config.apiKey);
+    const targetJson = JSON.stringify(target).replace(/</g, '\\u003c');
+    res
+      .status(200)
+      .set('Cache-Control', 'no-store')
+      .type('text/html')
+      .send(
+        `<!doctype html><meta name="shopify-api-key" content="${apiKey}">` +
+          `<script data-api-key="${apiKey}" src="${APP_BRIDGE_URL}"></script>` +
+          `<script>window.open(${targetJson}, '_top');</script>`,
+      );
+  };
+}
