@@ -1,0 +1,174 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { CarrierRepository } from '../../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import type { ShopRepository } from '../../shops/shop-repository.js';
+import type { TrackingClient } from '../../tracking/client.js';
+import { carrierListQuery, searchCarriers } from './carrier-list.js';
+import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
+import { listSeenCarriers } from './carriers-seen.js';
+import { connectionBody, saveConnection } from './connection.js';
+import { listShopFailed, retryBody, retryShopFailed } from './failed-work.js';
+import { settingsBody, updateShopSettings } from './settings.js';
+import { getShipmentDetail } from './shipment-detail.js';
+import { listShipments, shipmentsQuery } from './shipments.js';
+import { getShopOverview } from './shop-overview.js';
+import { shipmentSummary } from './summary.js';
+import { type InputIssue, parseInput } from './validation.js';
+
+export interface PageApiDeps {
+  prisma: DatabaseClient;
+  shops: ShopRepository;
+  carriers: CarrierRepository;
+  client: TrackingClient;
+  logger: Logger;
+}
+
+const trackerIdParam = z.string().min(1).max(100);
+
+/**
+ * The settings page's JSON API, mounted behind the session-token middleware, which puts the verified shop
+ * domain in `res.locals.shopDomain`. Every use case gets that domain and reads or changes that shop's rows
+ * only; nothing in a request body or query names a shop. Routes only validate and answer: the work is in
+ * the use cases beside this file.
+ */
+export function createPageApi(deps: PageApiDeps): express.Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '100kb' }));
+
+  // Every route needs the session's shop.
+  router.use((_req, res, next) => {
+    const shopDomain: unknown = res.locals.shopDomain;
+    if (typeof shopDomain !== 'string' || shopDomain.trim() === '') {
+      res.status(401).json({ error: 'unauthorized' });
+      return;
+    }
+    next();
+  });
+
+  const shopOf = (res: Response): string => res.locals.shopDomain as string;
+  const invalid = (res: Response, issues: InputIssue[]) => {
+    res.status(400).json({ error: 'invalid_input', issues });
+  };
+
+  router.get('/shop', async (_req, res) => {
+    res.json(await getShopOverview(deps, shopOf(res)));
+  });
+
+  router.put('/connection', async (req, res) => {
+    const body = parseInput(connectionBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    const result = await saveConnection(deps, shopOf(res), body.value);
+    if (result.ok) res.json({ ok: true, shop: result.shop });
+    else res.status(422).json({ ok: false, reason: result.reason, message: result.message });
+  });
+
+  router.put('/settings', async (req, res) => {
+    const body = parseInput(settingsBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await updateShopSettings(deps, shopOf(res), body.value));
+  });
+
+  router.get('/carriers/seen', async (_req, res) => {
+    res.json(await listSeenCarriers(deps, shopOf(res)));
+  });
+
+  router.get('/carriers', async (req, res) => {
+    const query = parseInput(carrierListQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await searchCarriers(deps, query.value));
+  });
+
+  router.put('/carriers/mapping', async (req, res) => {
+    const body = parseInput(mappingBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    const result = await saveCarrierMapping(deps, shopOf(res), body.value);
+    if (result.ok) {
+      res.json({ remapped: result.remapped, stillWaiting: result.stillWaiting });
+    } else if (result.reason === 'unknown_slug') {
+      res.status(422).json({ error: 'unknown_slug', message: result.message });
+    } else if (result.reason === 'carriers_unavailable') {
+      res.status(503).json({ error: 'carriers_unavailable', message: result.message });
+    } else {
+      invalid(res, [{ field: '', message: result.message }]);
+    }
+  });
+
+  router.get('/shipments', async (req, res) => {
+    const query = parseInput(shipmentsQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listShipments(deps, shopOf(res), query.value));
+  });
+
+  router.get('/shipments/:trackerId', async (req, res) => {
+    const id = parseInput(trackerIdParam, req.params.trackerId);
+    const detail = id.ok ? await getShipmentDetail(deps, shopOf(res), id.value) : null;
+    if (detail) res.json(detail);
+    else res.status(404).json({ error: 'not_found' });
+  });
+
+  router.get('/summary', async (_req, res) => {
+    res.json(await shipmentSummary(deps, shopOf(res)));
+  });
+
+  router.get('/failed', async (_req, res) => {
+    res.json(await listShopFailed(deps, shopOf(res)));
+  });
+
+  router.post('/failed/retry', async (req, res) => {
+    // An empty POST (no body at all) means "retry everything of this shop".
+    const body = parseInput(retryBody, req.body ?? {});
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await retryShopFailed(deps, shopOf(res), body.value));
+  });
+
+  router.use((_req, res) => {
+    res.status(404).json({ error: 'not_found' });
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = clientErrorStatus(error);
+    if (status === 400) {
+      invalid(res, [{ field: '', message: 'The body is not valid JSON' }]);
+      return;
+    }
+    if (status === 413) {
+      res.status(413).json({ error: 'payload_too_large' });
+      return;
+    }
+    if (status !== null) {
+      res.status(status).json({ error: 'bad_request' });
+      return;
+    }
+    // Never the body (it may hold the API key) nor a whole error (Prisma's repeat their arguments).
+    deps.logger.error({ method: req.method, path: req.path, err: describeError(error) }, 'page API failed');
+    if (res.headersSent) return;
+    res.status(500).json({ error: 'internal_error' });
+  });
+
+  return router;
+}
+
+/** body-parser's errors carry a 4xx status (400 malformed, 413 too large, 415 charset). */
+function clientErrorStatus(error: unknown): number | null {
+  const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown } | null;
+  const status = candidate?.status ?? candidate?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+/** The error's name, code and first line of its message, cut short: enough to find it, not its data. */
+function describeError(error: unknown): { name: string; code?: string; message: string } {
+  if (!(error instanceof Error)) return { name: typeof error, message: 'non-error thrown' };
+  const firstLine =
+    error.message
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? '';
+  const code = (error as { code?: unknown }).code;
+  return {
+    name: error.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    message: firstLine.slice(0, 200),
+  };
+}

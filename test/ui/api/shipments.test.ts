@@ -1,0 +1,295 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../../src/db/client.js';
+import { createTracker, type TrackerOverrides } from '../../helpers/factories.js';
+import { type PageApiHarness, startPageApi, type TestShop, uniqueName } from './harness.js';
+
+let api: PageApiHarness;
+let prisma: DatabaseClient;
+let shop: TestShop;
+
+interface Row {
+  id: string | null;
+  trackingNumber: string;
+  provider: string | null;
+  carrierName: string | null;
+  state: string;
+  lastError: string | null;
+  lastErrorReason: string | null;
+}
+interface Order {
+  orderId: string;
+  orderName: string | null;
+  trackers: Row[];
+}
+
+beforeAll(async () => {
+  api = await startPageApi();
+  prisma = api.app.database.prisma;
+  shop = await api.connectedShop('shipments');
+  await api.fulfil(shop.domain, {
+    orderId: 3001,
+    name: '#3001.1',
+    trackingNumbers: ['1ZSHIP00000003001'],
+    carrier: 'UPS',
+  });
+  await api.settled(shop.domain);
+  await api.fulfil(shop.domain, {
+    orderId: 3002,
+    name: '#3002.1',
+    trackingNumbers: ['1ZSHIP00000003002'],
+    carrier: 'UPS',
+  });
+  await api.settled(shop.domain);
+  await api.fulfil(shop.domain, {
+    orderId: 3002,
+    name: '#3002.2',
+    trackingNumbers: ['SPEEDY-3002'],
+    carrier: 'Speedy Parcels Ltd',
+  });
+  await api.settled(shop.domain);
+});
+afterAll(async () => {
+  api?.expectNoKeyLeaked();
+  await api?.close();
+});
+
+describe('GET /shipments', () => {
+  it('lists orders newest first with their trackers, and lines waiting for a carrier', async () => {
+    const res = await api.as(shop.domain).get('/shipments');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      page: 1,
+      pageCount: 1,
+      total: 2,
+      orders: [
+        {
+          orderId: '3002',
+          orderName: '#3002',
+          trackers: [
+            {
+              id: expect.any(String),
+              trackingNumber: '1ZSHIP00000003002',
+              provider: 'ups',
+              carrierName: 'UPS',
+              state: 'active',
+              lastError: null,
+              lastErrorReason: null,
+            },
+            {
+              id: null,
+              trackingNumber: 'SPEEDY-3002',
+              provider: null,
+              carrierName: 'Speedy Parcels Ltd',
+              state: 'waiting_carrier',
+              lastError: null,
+              lastErrorReason: null,
+            },
+          ],
+        },
+        {
+          orderId: '3001',
+          orderName: '#3001',
+          trackers: [expect.objectContaining({ trackingNumber: '1ZSHIP00000003001', state: 'active' })],
+        },
+      ],
+    });
+  });
+
+  it('searches by order name, order id or (part of) a tracking number', async () => {
+    const numbersOf = (orders: Order[]) => orders.map((o) => o.orderId);
+    for (const search of ['#3001', '3001', '1ZSHIP00000003001', 'ship00000003001', '03001']) {
+      const res = await api.as(shop.domain).get(`/shipments?search=${encodeURIComponent(search)}`);
+      expect(numbersOf(res.body.orders), search).toEqual(['3001']);
+      expect(res.body.total).toBe(1);
+    }
+    // A match on one number shows the whole order.
+    const speedy = await api.as(shop.domain).get('/shipments?search=speedy-3002');
+    expect(speedy.body.orders).toHaveLength(1);
+    expect(speedy.body.orders[0].trackers).toHaveLength(2);
+    const none = await api.as(shop.domain).get('/shipments?search=nothing-like-it');
+    expect(none.body).toEqual({ orders: [], page: 1, pageCount: 1, total: 0 });
+  });
+
+  it('refuses a bad page number', async () => {
+    for (const q of ['page=0', 'page=-1', 'page=abc']) {
+      const res = await api.as(shop.domain).get(`/shipments?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.body.issues).toEqual([{ field: 'page', message: expect.any(String) }]);
+    }
+  });
+
+  it('pages 25 orders at a time, newest first', async () => {
+    const many = await api.connectedShop('many-orders');
+    for (let n = 1; n <= 30; n++) {
+      await api.fulfil(many.domain, {
+        orderId: 9000 + n,
+        name: `#${9000 + n}.1`,
+        trackingNumbers: [`1ZPAGE${String(n).padStart(10, '0')}`],
+        carrier: 'UPS',
+      });
+    }
+    await api.settled(many.domain);
+    const first = await api.as(many.domain).get('/shipments');
+    const second = await api.as(many.domain).get('/shipments?page=2');
+    const third = await api.as(many.domain).get('/shipments?page=3');
+    expect(first.body).toMatchObject({ page: 1, pageCount: 2, total: 30 });
+    expect(first.body.orders).toHaveLength(25);
+    expect(second.body).toMatchObject({ page: 2, pageCount: 2, total: 30 });
+    expect(second.body.orders).toHaveLength(5);
+    expect(third.body).toMatchObject({ orders: [], page: 3, pageCount: 2, total: 30 });
+
+    const shown = [...first.body.orders, ...second.body.orders].map((o: Order) => o.orderId);
+    expect(new Set(shown).size).toBe(30);
+    const lines = await prisma.trackingLine.findMany({ where: { shopId: many.id } });
+    const createdAt = new Map(lines.map((l) => [l.orderId, l.createdAt.getTime()]));
+    const times = shown.map((id) => createdAt.get(id)!);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+});
+
+describe('GET /shipments/:trackerId', () => {
+  it('shows the live status and the timeline from the service', async () => {
+    const list = await api.as(shop.domain).get('/shipments?search=3001');
+    const id = list.body.orders[0].trackers[0].id as string;
+
+    const before = await api.as(shop.domain).get(`/shipments/${id}`);
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({
+      tracker: {
+        id,
+        trackingNumber: '1ZSHIP00000003001',
+        provider: 'ups',
+        carrierName: 'UPS',
+        state: 'active',
+        orderId: '3001',
+        orderName: '#3001',
+        lastError: null,
+        lastErrorReason: null,
+      },
+      shipment: { status: expect.any(String), events: expect.any(Array) },
+      error: null,
+    });
+
+    await api.app.emulator.control.advanceClock(50 * 3600);
+    const after = await api.as(shop.domain).get(`/shipments/${id}`);
+    expect(after.status).toBe(200);
+    expect(after.body.error).toBeNull();
+    const { shipment } = after.body;
+    expect(Object.keys(shipment).sort()).toEqual(
+      ['estimatedDeliveryDate', 'events', 'lastEventTime', 'shippingService', 'status'].sort(),
+    );
+    expect(shipment.status).toBe('delivered');
+    expect(shipment.events.length).toBeGreaterThanOrEqual(4);
+    for (const event of shipment.events) {
+      expect(Object.keys(event).sort()).toEqual([
+        'datetime',
+        'location',
+        'message',
+        'status',
+        'statusDetail',
+      ]);
+      expect(event.datetime).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(event.location === null || typeof event.location === 'string').toBe(true);
+    }
+    expect(shipment.events.some((e: { status: string }) => e.status === 'delivered')).toBe(true);
+    expect(shipment.lastEventTime).toEqual(expect.any(String));
+  });
+
+  it('reports a failure of the service in `error`, not as a 500', async () => {
+    const list = await api.as(shop.domain).get('/shipments?search=3002');
+    const id = list.body.orders[0].trackers[0].id as string;
+    const down = { operation: 'get', status: 503, body: { message: 'Service unavailable' } };
+    await api.app.emulator.control.script([down, down, down]);
+    const res = await api.as(shop.domain).get(`/shipments/${id}`);
+    await api.app.emulator.control.clearScript();
+    expect(res.status).toBe(200);
+    expect(res.body.shipment).toBeNull();
+    expect(res.body.error).toEqual({ reason: expect.any(String), message: expect.stringMatching(/503/) });
+    expect(res.body.tracker.id).toBe(id);
+  });
+
+  it('answers 404 for an unknown id', async () => {
+    const res = await api.as(shop.domain).get('/shipments/00000000-0000-0000-0000-000000000000');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found' });
+  });
+});
+
+describe('states and GET /summary', () => {
+  it('derives each state from desired, remote and sync state; counts them by state', async () => {
+    // A shop not connected yet: the worker leaves its rows alone, so each stays in the state made here.
+    const domain = `${uniqueName('states')}.myshopify.com`;
+    await api.as(domain).get('/shop');
+    const row = await prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const make = async (orderId: string, number: string, overrides: TrackerOverrides | null) => {
+      const tracker = overrides
+        ? await createTracker(prisma, row.id, { trackingNumber: number, ...overrides })
+        : null;
+      await prisma.trackingLine.create({
+        data: {
+          shopId: row.id,
+          fulfillmentId: `f-${number}`,
+          orderId,
+          orderName: `#${orderId}`,
+          trackingNumber: number,
+          carrierName: tracker ? 'UPS' : 'Speedy',
+          carrierKey: tracker ? 'ups' : 'speedy',
+          active: !overrides || overrides.desired !== 'removed',
+          trackerId: tracker?.id ?? null,
+        },
+      });
+    };
+    await make('1', 'N-CREATING', { desired: 'active', remote: 'absent', syncState: 'pending' });
+    await make('1', 'N-UNKNOWN', { desired: 'active', remote: 'unknown', syncState: 'pending' });
+    await make('2', 'N-ACTIVE', { desired: 'active', remote: 'present', syncState: 'synced' });
+    await make('3', 'N-REMOVING', { desired: 'removed', remote: 'present', syncState: 'pending' });
+    await make('3', 'N-REMOVED', { desired: 'removed', remote: 'absent', syncState: 'synced' });
+    await make('4', 'N-FAILED', { desired: 'active', remote: 'absent', syncState: 'failed' });
+    await make('4', 'N-DEAD', { desired: 'active', remote: 'unknown', syncState: 'dead' });
+    await make('5', 'N-WAITING', null);
+
+    const list = await api.as(domain).get('/shipments');
+    const states = Object.fromEntries(
+      list.body.orders.flatMap((o: Order) => o.trackers.map((t) => [t.trackingNumber, t.state])),
+    );
+    expect(states).toEqual({
+      'N-CREATING': 'creating',
+      'N-UNKNOWN': 'creating',
+      'N-ACTIVE': 'active',
+      'N-REMOVING': 'removing',
+      'N-REMOVED': 'removed',
+      'N-FAILED': 'failed',
+      'N-DEAD': 'dead',
+      'N-WAITING': 'waiting_carrier',
+    });
+
+    const summary = await api.as(domain).get('/summary');
+    expect(summary.status).toBe(200);
+    expect(summary.body).toEqual({
+      trackers: { creating: 2, active: 1, removing: 1, failed: 1, dead: 1, waiting_carrier: 1 },
+      total: 7,
+    });
+  });
+
+  it('a connected shop: active trackers and the line waiting for its carrier', async () => {
+    const res = await api.as(shop.domain).get('/summary');
+    expect(res.body).toEqual({
+      trackers: { creating: 0, active: 2, removing: 0, failed: 0, dead: 0, waiting_carrier: 1 },
+      total: 3,
+    });
+  });
+
+  it('a tracker of a shop with no key: the status cannot be read, and says why', async () => {
+    const domain = `${uniqueName('nokey')}.myshopify.com`;
+    await api.as(domain).get('/shop');
+    const row = await prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const tracker = await createTracker(prisma, row.id, { trackingNumber: '1ZNOKEY000000001' });
+    const res = await api.as(domain).get(`/shipments/${tracker.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      tracker: { id: tracker.id, state: 'creating', orderId: tracker.orderKey, orderName: null },
+      shipment: null,
+      error: { reason: 'not_connected', message: expect.any(String) },
+    });
+  });
+});
