@@ -6,6 +6,7 @@ import { type CarrierRepository, createCarrierRepository } from '../carriers/car
 import type { AppConfig } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { applyMigrations } from '../db/migrate.js';
+import { shopifyOrdersFetcher } from '../jobs/backfill.js';
 import { createWorker, type Worker, type WorkerOptions } from '../jobs/worker.js';
 import type { Logger } from '../logger.js';
 import { createShopify } from '../shopify/api.js';
@@ -59,12 +60,25 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const shopify = createShopify({
+    ...config.shopify,
+    sessionStorage: new PrismaSessionStorage(db.prisma, { logger }),
+    logger,
+  });
 
   const worker =
     config.role === 'web'
       ? null
       : createWorker(
-          { prisma: db.prisma, client, shops, carriers, logger, owner },
+          {
+            prisma: db.prisma,
+            client,
+            shops,
+            carriers,
+            logger,
+            owner,
+            fetchOrdersPage: shopifyOrdersFetcher(shopify),
+          },
           {
             concurrency: config.workerConcurrency,
             idlePollMs: options.idlePollMs,
@@ -77,11 +91,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
   if (config.role !== 'worker') {
     const app = createApp({
       prisma: db.prisma,
-      shopify: createShopify({
-        ...config.shopify,
-        sessionStorage: new PrismaSessionStorage(db.prisma, { logger }),
-        logger,
-      }),
+      shopify,
       shops,
       carriers,
       client,

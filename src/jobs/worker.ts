@@ -5,6 +5,7 @@ import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
+import { type FetchOrdersPage, runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from './refresh-carriers.js';
 
 export interface WorkerDeps {
@@ -14,6 +15,8 @@ export interface WorkerDeps {
   carriers: CarrierRepository;
   logger: Logger;
   owner: string;
+  /** Reads a store's orders for backfills; without it, backfill jobs wait for a worker that has it. */
+  fetchOrdersPage?: FetchOrdersPage;
 }
 
 export interface WorkerOptions {
@@ -33,7 +36,7 @@ export interface Worker {
   /** Finishes the calls in flight, gives back leased work not started, and resolves when the loop ends. */
   stop(): Promise<void>;
   /** One full pass (deliveries, then trackers), for tests and the CLI. */
-  runOnce(): Promise<{ deliveries: number; trackers: number }>;
+  runOnce(): Promise<{ deliveries: number; trackers: number; backfills: number }>;
 }
 
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
@@ -52,17 +55,27 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   let wakeUp: (() => void) | null = null;
   let lastPeriodic = 0;
 
-  async function runOnce(): Promise<{ deliveries: number; trackers: number }> {
+  async function runOnce(): Promise<{ deliveries: number; trackers: number; backfills: number }> {
     const deliveries = await processDeliveries(
       { prisma: deps.prisma, carriers: deps.carriers, logger: deps.logger, owner: deps.owner },
       200,
     );
+    // One page per running backfill job per pass, so backfills never starve live webhooks.
+    const backfills = deps.fetchOrdersPage
+      ? await runBackfills({
+          prisma: deps.prisma,
+          carriers: deps.carriers,
+          logger: deps.logger,
+          owner: deps.owner,
+          fetchPage: deps.fetchOrdersPage,
+        })
+      : 0;
     const trackers = await reconcileOnce(reconcilerDeps, {
       limit: options.concurrency * 4,
       concurrency: options.concurrency,
       shouldStop: () => stopping,
     });
-    return { deliveries: deliveries.claimed, trackers: trackers.claimed };
+    return { deliveries: deliveries.claimed, trackers: trackers.claimed, backfills };
   }
 
   async function periodic(): Promise<void> {
@@ -78,7 +91,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       try {
         await periodic();
         const done = await runOnce();
-        busy = done.deliveries + done.trackers > 0;
+        busy = done.deliveries + done.trackers + done.backfills > 0;
       } catch (error) {
         deps.logger.error(
           { err: error instanceof Error ? error.message : String(error) },

@@ -5,6 +5,7 @@ import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
+import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
 import { listSeenCarriers } from './carriers-seen.js';
@@ -121,6 +122,16 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const body = parseInput(retryBody, req.body ?? {});
     if (!body.ok) return invalid(res, body.issues);
     res.json(await retryShopFailed(deps, shopOf(res), body.value));
+  });
+
+  router.get('/backfill', async (_req, res) => {
+    res.json(await getShopBackfill(deps, shopOf(res)));
+  });
+
+  router.post('/backfill', async (req, res) => {
+    const body = parseInput(backfillBody, req.body ?? {});
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await startShopBackfill(deps, shopOf(res), body.value));
   });
 
   router.use((_req, res) => {

@@ -1143,6 +1143,91 @@ async function retry(ids, button) {
 
 /* ------------------------------------------------------------------ start */
 
+/* ------------------------------------------------------------------ 6. backfill */
+
+let backfillTimer = /** @type {ReturnType<typeof setTimeout> | undefined} */ (undefined);
+
+/** @param {any} job */
+function renderBackfill(job) {
+  const progress = /** @type {HTMLProgressElement} */ (byId('backfill-progress'));
+  const section = byId('backfill');
+  const start = /** @type {HTMLButtonElement} */ (byId('backfill-start'));
+  if (!job) {
+    section.dataset.state = 'none';
+    progress.max = 1;
+    progress.value = 0;
+    progress.setAttribute('aria-valuetext', 'No backfill yet');
+    say('backfill-status', 'No backfill has run for this store yet.');
+    start.disabled = false;
+    return;
+  }
+  section.dataset.state = String(job.state);
+  const counts =
+    `${formatNumber(job.pagesDone)} page(s) of orders read, ` +
+    `${formatNumber(job.fulfillmentsSeen)} fulfilment(s) seen, ` +
+    `${formatNumber(job.trackersWanted)} tracking number(s) wanted.`;
+  if (job.state === 'running') {
+    // No total is known while running: an indeterminate bar, the counts as text.
+    progress.removeAttribute('value');
+    progress.setAttribute('aria-valuetext', `Running: ${counts}`);
+    say('backfill-status', `Running (last ${job.days} days): ${counts}`, 'busy');
+    start.disabled = true;
+  } else if (job.state === 'done') {
+    progress.max = Math.max(1, Number(job.pagesDone) || 0);
+    progress.value = progress.max;
+    progress.setAttribute('aria-valuetext', `Done: ${counts}`);
+    say('backfill-status', `Done (last ${job.days} days): ${counts}`, 'success');
+    start.disabled = false;
+  } else {
+    progress.max = 1;
+    progress.value = 0;
+    progress.setAttribute('aria-valuetext', 'Failed');
+    say(
+      'backfill-status',
+      `Failed: ${job.error ?? 'unknown reason'}. ${counts} Start again to resume where it stopped.`,
+      'error',
+    );
+    start.disabled = false;
+  }
+}
+
+/** Reads the backfill's state; polls every 2 s while it runs. */
+async function loadBackfill() {
+  clearTimeout(backfillTimer);
+  try {
+    const answer = await api('GET', '/backfill');
+    renderBackfill(answer?.job ?? null);
+    if (answer?.job?.state === 'running') backfillTimer = setTimeout(() => void loadBackfill(), 2000);
+  } catch (error) {
+    say('backfill-status', `Could not load the backfill: ${errorText(error)}`, 'error');
+  }
+}
+
+/** @param {SubmitEvent} event */
+async function startBackfill(event) {
+  event.preventDefault();
+  const field = input('backfill-days');
+  const days = Number(field.value);
+  if (!Number.isInteger(days) || days < 1 || days > 365) {
+    field.setAttribute('aria-invalid', 'true');
+    say('backfill-status', 'Days back must be a whole number from 1 to 365.', 'error');
+    field.focus();
+    return;
+  }
+  field.removeAttribute('aria-invalid');
+  say('backfill-status', 'Starting…', 'busy');
+  await busy(byId('backfill-start'), async () => {
+    try {
+      const answer = await api('POST', '/backfill', { days });
+      renderBackfill(answer?.job ?? null);
+    } catch (error) {
+      say('backfill-status', `Not started: ${errorText(error)}`, 'error');
+      return;
+    }
+  });
+  await loadBackfill();
+}
+
 async function loadShop() {
   try {
     renderShop(await api('GET', '/shop'));
@@ -1152,6 +1237,7 @@ async function loadShop() {
 }
 
 function wire() {
+  /** @type {HTMLFormElement} */ (byId('backfill-form')).addEventListener('submit', startBackfill);
   /** @type {HTMLFormElement} */ (byId('connection-form')).addEventListener('submit', saveConnection);
   /** @type {HTMLFormElement} */ (byId('settings-form')).addEventListener('submit', saveSettings);
   byId('shipments-search').addEventListener('submit', (event) => {
@@ -1195,6 +1281,7 @@ async function start() {
     loadShipments(),
     loadSummary(),
     loadFailed(),
+    loadBackfill(),
     searchCarriers(''),
   ]);
   document.body.dataset.ready = 'true';

@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import { carrierOverrides } from '../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../db/client.js';
+import type { BackfillJob } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import type { TracksyncShopify } from '../shopify/api.js';
+import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
+import type { FulfillmentPayload } from '../webhooks/payloads.js';
+
+/**
+ * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
+ * orders per step, read through the Admin GraphQL API; each fulfilment goes through the same idempotent
+ * desired-state use case as the webhooks (keyed by shop, fulfilment and number), and the page's cursor and
+ * counters are saved in that same transaction: a crash resumes after the last saved page, and replaying a
+ * page (or a fulfilment that also came by webhook) never makes a second tracker.
+ */
+
+export const BACKFILL_PAGE_SIZE = 50;
+export const BACKFILL_MAX_DAYS = 365;
+/** How long a job waits after a step failed on our side before its page is read again. */
+const STEP_RETRY_MS = 30_000;
+
+export const ORDERS_QUERY = `query BackfillOrders($cursor: String, $query: String!) {
+  orders(first: ${BACKFILL_PAGE_SIZE}, after: $cursor, query: $query, sortKey: CREATED_AT) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      legacyResourceId
+      name
+      cancelledAt
+      shippingAddress { zip countryCodeV2 }
+      fulfillments(first: 20) {
+        legacyResourceId
+        status
+        createdAt
+        updatedAt
+        trackingInfo(first: 10) { company number }
+      }
+    }
+  }
+}`;
+
+export interface GraphqlOrder {
+  legacyResourceId: string;
+  name: string | null;
+  cancelledAt: string | null;
+  shippingAddress: { zip: string | null; countryCodeV2: string | null } | null;
+  fulfillments: Array<{
+    legacyResourceId: string;
+    status: string;
+    createdAt: string | null;
+    updatedAt: string | null;
+    trackingInfo: Array<{ company: string | null; number: string | null }>;
+  }>;
+}
+
+export interface OrdersPage {
+  orders: GraphqlOrder[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+/** Reads one page of the shop's orders (the seam tests replace or point at a fake server). */
+export type FetchOrdersPage = (
+  shopDomain: string,
+  variables: { cursor: string | null; query: string },
+) => Promise<OrdersPage>;
+
+/** The real reader: the shop's offline session and the library's Admin GraphQL client. */
+export function shopifyOrdersFetcher(shopify: TracksyncShopify): FetchOrdersPage {
+  return async (shopDomain, variables) => {
+    const storage = shopify.config.sessionStorage;
+    const session = storage
+      ? await storage.loadSession(shopify.api.session.getOfflineId(shopDomain))
+      : undefined;
+    if (!session?.accessToken)
+      throw new BackfillError('no offline session for this store (reinstall the app)');
+    const client = new shopify.api.clients.Graphql({ session });
+    const response = await client.request<{
+      orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: GraphqlOrder[] };
+    }>(ORDERS_QUERY, { variables });
+    const orders = response.data?.orders;
+    if (!orders) throw new BackfillError('the orders query returned no data');
+    return {
+      orders: orders.nodes,
+      hasNextPage: orders.pageInfo.hasNextPage,
+      endCursor: orders.pageInfo.endCursor,
+    };
+  };
+}
+
+export class BackfillError extends Error {}
+
+export interface BackfillDeps {
+  prisma: DatabaseClient;
+  carriers: CarrierRepository;
+  fetchPage: FetchOrdersPage;
+  logger: Logger;
+  owner?: string;
+  leaseMs?: number;
+  now?: () => Date;
+}
+
+/** Starts a backfill, or returns the shop's running one; a failed one is resumed from its cursor. */
+export async function startBackfill(
+  prisma: DatabaseClient,
+  shopId: string,
+  days: number,
+): Promise<BackfillJob> {
+  return prisma.$transaction(async (tx) => {
+    // Serialises starts of one shop (the same row lock the desired-state use cases take).
+    await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
+    const running = await tx.backfillJob.findFirst({ where: { shopId, state: 'running' } });
+    if (running) return running;
+    const latest = await tx.backfillJob.findFirst({ where: { shopId }, orderBy: { startedAt: 'desc' } });
+    if (latest?.state === 'failed' && latest.days === days) {
+      return tx.backfillJob.update({
+        where: { id: latest.id },
+        data: { state: 'running', error: null, finishedAt: null, leaseOwner: null, leaseExpiresAt: null },
+      });
+    }
+    return tx.backfillJob.create({ data: { shopId, days } });
+  });
+}
+
+/** The shop's newest backfill job. */
+export function latestBackfill(prisma: DatabaseClient, shopId: string): Promise<BackfillJob | null> {
+  return prisma.backfillJob.findFirst({ where: { shopId }, orderBy: { startedAt: 'desc' } });
+}
+
+export function ordersSearch(days: number, startedAt: Date): string {
+  const since = new Date(startedAt.getTime() - days * 86_400_000);
+  return `created_at:>=${since.toISOString().slice(0, 10)}`;
+}
+
+/** The store's fulfilment as the webhook's payload says it. */
+export function toFulfillmentPayload(
+  order: GraphqlOrder,
+  fulfillment: GraphqlOrder['fulfillments'][number],
+): FulfillmentPayload {
+  const numbers = new Set<string>();
+  let company: string | null = null;
+  for (const info of fulfillment.trackingInfo) {
+    const n = info.number?.trim();
+    if (n) numbers.add(n);
+    const c = info.company?.trim();
+    if (c && company === null) company = c;
+  }
+  const date = (v: string | null) => (v ? new Date(v) : null);
+  return {
+    fulfillmentId: fulfillment.legacyResourceId,
+    orderId: order.legacyResourceId,
+    orderName: order.name?.trim() || null,
+    status: fulfillment.status.toLowerCase(),
+    updatedAt: date(fulfillment.updatedAt) ?? date(fulfillment.createdAt),
+    carrierName: company,
+    trackingNumbers: [...numbers],
+    postalCode: order.shippingAddress?.zip?.trim() || null,
+    destinationCountry: order.shippingAddress?.countryCodeV2?.toUpperCase() ?? null,
+  };
+}
+
+export type StepResult = 'page' | 'done' | 'failed' | 'lost';
+
+/**
+ * One page of a leased (or, from tests, unleased) running job. The page's effects, its cursor and its
+ * counters are one transaction, written only while the job still holds the lease it was read with.
+ */
+export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Promise<StepResult> {
+  const log = deps.logger.child({ backfillJobId: job.id, shopId: job.shopId });
+  const shop = await deps.prisma.shop.findUnique({ where: { id: job.shopId } });
+  if (!shop) return 'lost';
+  let page: OrdersPage;
+  try {
+    page = await deps.fetchPage(shop.domain, {
+      cursor: job.cursor,
+      query: ordersSearch(job.days, job.startedAt),
+    });
+  } catch (error) {
+    const message = describe(error);
+    log.warn({ err: message }, 'backfill page failed');
+    await deps.prisma.backfillJob.updateMany({
+      where: { id: job.id, leaseOwner: job.leaseOwner, state: 'running' },
+      data: {
+        state: 'failed',
+        error: message,
+        finishedAt: new Date(),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
+    });
+    return 'failed';
+  }
+  const matcher = await deps.carriers.matcher();
+  const done = !page.hasNextPage || page.endCursor === null;
+  return deps.prisma
+    .$transaction(async (tx) => {
+      const current = await tx.shop.findUniqueOrThrow({ where: { id: shop.id } });
+      const match = { matcher, overrides: await carrierOverrides(tx, shop.id) };
+      let seen = 0;
+      let wanted = 0;
+      for (const order of page.orders) {
+        if (order.cancelledAt) {
+          await applyOrderCancelled(tx, current, {
+            orderId: order.legacyResourceId,
+            orderName: order.name,
+            cancelledAt: new Date(order.cancelledAt),
+          });
+        }
+        for (const f of order.fulfillments) {
+          seen++;
+          const payload = toFulfillmentPayload(order, f);
+          const outcome = await applyFulfillment(tx, current, payload, match);
+          if (outcome.kind === 'applied') wanted += payload.trackingNumbers.length;
+        }
+      }
+      const { count } = await tx.backfillJob.updateMany({
+        where: { id: job.id, leaseOwner: job.leaseOwner, state: 'running', cursor: job.cursor },
+        data: {
+          cursor: page.endCursor ?? job.cursor,
+          pagesDone: { increment: 1 },
+          fulfillmentsSeen: { increment: seen },
+          trackersWanted: { increment: wanted },
+          ...(done ? { state: 'done', finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null } : {}),
+        },
+      });
+      // Someone else saved this page (or the job stopped): undo ours.
+      if (count !== 1) throw new LeaseLost();
+      return done ? 'done' : 'page';
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LeaseLost) return 'lost' as const;
+      throw error;
+    });
+}
+
+class LeaseLost extends Error {}
+
+/** The worker's pass: leases running jobs (one step each), then gives the lease back. */
+export async function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+  const candidates = await deps.prisma.backfillJob.findMany({
+    where: { state: 'running', OR: leaseFree },
+    orderBy: { updatedAt: 'asc' },
+    take: limit,
+    select: { id: true },
+  });
+  if (candidates.length === 0) return 0;
+  const token = `${deps.owner ?? 'worker'}:${randomUUID()}`;
+  await deps.prisma.backfillJob.updateMany({
+    where: { id: { in: candidates.map((c) => c.id) }, state: 'running', OR: leaseFree },
+    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
+  });
+  const claimed = await deps.prisma.backfillJob.findMany({ where: { leaseOwner: token } });
+  for (const job of claimed) {
+    try {
+      await runBackfillStep(deps, job);
+    } catch (error) {
+      // Not the store's answer (that marks the job failed) but ours, e.g. the database: nothing of the
+      // page was saved; the lease is kept a while as the backoff, then the page is read again.
+      const message = describe(error);
+      deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
+      await deps.prisma.backfillJob.updateMany({
+        where: { id: job.id, leaseOwner: token },
+        data: { error: message, leaseExpiresAt: new Date(Date.now() + STEP_RETRY_MS) },
+      });
+      continue;
+    }
+    await deps.prisma.backfillJob.updateMany({
+      where: { id: job.id, leaseOwner: token },
+      data: { leaseOwner: null, leaseExpiresAt: null },
+    });
+  }
+  return claimed.length;
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? '').slice(0, 500) || 'unknown error';
+}
