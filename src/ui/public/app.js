@@ -1191,13 +1191,18 @@ function renderBackfill(job) {
   }
 }
 
-/** Reads the backfill's state; polls every 2 s while it runs. */
+let backfillWasRunning = false;
+
+/** Reads the backfill's state; polls every 2 s while it runs, and shows its results when it ends. */
 async function loadBackfill() {
   clearTimeout(backfillTimer);
   try {
     const answer = await api('GET', '/backfill');
     renderBackfill(answer?.job ?? null);
-    if (answer?.job?.state === 'running') backfillTimer = setTimeout(() => void loadBackfill(), 2000);
+    const running = answer?.job?.state === 'running';
+    if (running) backfillTimer = setTimeout(() => void loadBackfill(), 2000);
+    else if (backfillWasRunning) void Promise.all([loadCarriers(), loadShipments(), loadSummary()]);
+    backfillWasRunning = running;
   } catch (error) {
     say('backfill-status', `Could not load the backfill: ${errorText(error)}`, 'error');
   }
