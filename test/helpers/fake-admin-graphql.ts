@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import * as esmRuntime from '@shopify/shopify-api/runtime';
 import express from 'express';
+import { setShopifyFetch } from './shopify-fetch.js';
 import type { GraphqlOrder } from '../../src/jobs/backfill.js';
 
 /**
@@ -12,13 +11,6 @@ import type { GraphqlOrder } from '../../src/jobs/backfill.js';
  * and the CJS build of @shopify/shopify-api) is swapped for one that records the call and sends it to
  * 127.0.0.1, with the store the library addressed in an `x-fake-shop` header.
  */
-const cjsRuntime = createRequire(import.meta.url)('@shopify/shopify-api/runtime') as typeof esmRuntime;
-
-function setAbstractFetchFunc(fetchFunc: Parameters<typeof esmRuntime.setAbstractFetchFunc>[0]): void {
-  esmRuntime.setAbstractFetchFunc(fetchFunc);
-  cjsRuntime.setAbstractFetchFunc(fetchFunc);
-}
-
 export interface OrdersCall {
   shop: string;
   url: string;
@@ -100,7 +92,7 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const realFetch = globalThis.fetch;
-  setAbstractFetchFunc(async (input, init) => {
+  setShopifyFetch(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers = new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]);
     headers.set('x-fake-shop', url.host);
@@ -108,7 +100,7 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
   });
 
   fake.close = async () => {
-    setAbstractFetchFunc(realFetch);
+    setShopifyFetch(realFetch);
     await new Promise((resolve) => server.close(resolve));
   };
   return fake;

@@ -1,21 +1,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import * as esmRuntime from '@shopify/shopify-api/runtime';
 import express from 'express';
-
-/**
- * @shopify/shopify-app-express is CommonJS (no "exports" map), so the shopifyApi it builds is the CJS
- * build of @shopify/shopify-api, with its own module-level fetch; our ESM imports get the ESM build.
- * Both are pointed at the fake.
- */
-const cjsRuntime = createRequire(import.meta.url)('@shopify/shopify-api/runtime') as typeof esmRuntime;
-
-function setAbstractFetchFunc(fetchFunc: Parameters<typeof esmRuntime.setAbstractFetchFunc>[0]): void {
-  esmRuntime.setAbstractFetchFunc(fetchFunc);
-  cjsRuntime.setAbstractFetchFunc(fetchFunc);
-}
+import { setShopifyFetch } from '../helpers/shopify-fetch.js';
 
 export interface FakeShopifyCall {
   /** The URL the library asked for (https://<shop>/…). */
@@ -64,7 +51,7 @@ export async function startFakeShopify(): Promise<FakeShopify> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const realFetch = globalThis.fetch;
-  setAbstractFetchFunc(async (input, init) => {
+  setShopifyFetch(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const text = typeof init?.body === 'string' ? init.body : undefined;
     let body: unknown = text;
@@ -81,7 +68,7 @@ export async function startFakeShopify(): Promise<FakeShopify> {
     calls,
     tokenAnswers,
     async close() {
-      setAbstractFetchFunc(realFetch);
+      setShopifyFetch(realFetch);
       await new Promise((resolve) => server.close(resolve));
     },
   };
