@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../generated/sqlite/client.js';
+import { registerProvider } from './claim.js';
 import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
 import { type DatabaseProvider, sqliteFilePath } from './provider.js';
 
@@ -49,6 +50,7 @@ export async function createDatabase(databaseUrl: string): Promise<Database> {
     throw error;
   }
 
+  registerProvider(prisma, provider);
   let closing: Promise<void> | undefined;
   return {
     prisma,

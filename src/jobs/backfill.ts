@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
+import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -239,19 +240,29 @@ class LeaseLost extends Error {}
 /** The worker's pass: leases running jobs (one step each), then gives the lease back. */
 export async function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
   const now = deps.now?.() ?? new Date();
-  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-  const candidates = await deps.prisma.backfillJob.findMany({
-    where: { state: 'running', OR: leaseFree },
-    orderBy: { updatedAt: 'asc' },
-    take: limit,
-    select: { id: true },
-  });
-  if (candidates.length === 0) return 0;
   const token = `${deps.owner ?? 'worker'}:${randomUUID()}`;
-  await deps.prisma.backfillJob.updateMany({
-    where: { id: { in: candidates.map((c) => c.id) }, state: 'running', OR: leaseFree },
-    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
-  });
+  const leaseMs = deps.leaseMs ?? 120_000;
+  if (providerOf(deps.prisma) === 'postgresql') {
+    const ids = await claimSkipLocked(
+      deps.prisma,
+      { table: 'BackfillJob', sqlWhere: `q."state" = 'running'`, orderBy: 'updatedAt', hasUpdatedAt: true },
+      { token, now, leaseMs, limit },
+    );
+    if (ids.length === 0) return 0;
+  } else {
+    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+    const candidates = await deps.prisma.backfillJob.findMany({
+      where: { state: 'running', OR: leaseFree },
+      orderBy: { updatedAt: 'asc' },
+      take: limit,
+      select: { id: true },
+    });
+    if (candidates.length === 0) return 0;
+    await deps.prisma.backfillJob.updateMany({
+      where: { id: { in: candidates.map((c) => c.id) }, state: 'running', OR: leaseFree },
+      data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + leaseMs) },
+    });
+  }
   const claimed = await deps.prisma.backfillJob.findMany({ where: { leaseOwner: token } });
   for (const job of claimed) {
     try {

@@ -1,4 +1,4 @@
-import type { DatabaseClient, Tx } from '../db/client.js';
+import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
 
@@ -53,18 +53,31 @@ export function viewOf(shop: Shop): ShopView {
   };
 }
 
+const newShop = (domain: string) => ({
+  domain,
+  pausedReason: 'not_connected',
+  pausedAt: new Date(),
+  pausedMessage: 'No tracking service API key is stored for this store yet.',
+});
+
 /** The shop row for a domain, made (not connected, so paused) when a delivery is the first we hear of it. */
 export function ensureShop(db: DatabaseClient | Tx, domain: string): Promise<Shop> {
-  return db.shop.upsert({
-    where: { domain },
-    update: {},
-    create: {
-      domain,
-      pausedReason: 'not_connected',
-      pausedAt: new Date(),
-      pausedMessage: 'No tracking service API key is stored for this store yet.',
-    },
-  });
+  return db.shop.upsert({ where: { domain }, update: {}, create: newShop(domain) });
+}
+
+/**
+ * Makes the shop row, outside any transaction, if it is missing. Two workers applying the first
+ * deliveries of a new store at once would otherwise both insert it inside their transactions, and on
+ * PostgreSQL the loser's whole transaction is aborted by the unique violation; here the loser simply
+ * finds the winner's row.
+ */
+export async function ensureShopExists(prisma: DatabaseClient, domain: string): Promise<void> {
+  if (await prisma.shop.findUnique({ where: { domain }, select: { id: true } })) return;
+  try {
+    await prisma.shop.create({ data: newShop(domain), select: { id: true } });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
 }
 
 /**

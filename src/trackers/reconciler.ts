@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -73,31 +74,50 @@ export async function claimTrackers(
   limit: number,
 ): Promise<{ token: string; trackers: ClaimedTracker[] }> {
   const now = (deps.now ?? (() => new Date()))();
-  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-  const candidates = await deps.prisma.tracker.findMany({
-    where: {
-      syncState: 'pending',
-      nextAttemptAt: { lte: now },
-      OR: leaseFree,
-      shop: { OR: [{ pausedAt: null }, { probeAt: { lte: now } }] },
-    },
-    orderBy: { nextAttemptAt: 'asc' },
-    take: limit,
-    select: { id: true },
-  });
   const token = `${deps.owner}:${randomUUID()}`;
-  if (candidates.length === 0) return { token, trackers: [] };
-  await deps.prisma.tracker.updateMany({
-    where: { id: { in: candidates.map((c) => c.id) }, syncState: 'pending', OR: leaseFree },
-    data: {
-      leaseOwner: token,
-      leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? defaultLeaseMs)),
-      version: { increment: 1 },
-    },
-  });
+  const leaseMs = deps.leaseMs ?? defaultLeaseMs;
+  if (providerOf(deps.prisma) === 'postgresql') {
+    const ids = await claimSkipLocked(
+      deps.prisma,
+      {
+        table: 'Tracker',
+        sqlWhere: `q."syncState" = 'pending' AND q."nextAttemptAt" <= $now
+          AND EXISTS (SELECT 1 FROM "Shop" s WHERE s."id" = q."shopId"
+                      AND (s."pausedAt" IS NULL OR s."probeAt" <= $now))`,
+        orderBy: 'nextAttemptAt',
+        bumpVersion: true,
+        hasUpdatedAt: true,
+      },
+      { token, now, leaseMs, limit },
+    );
+    if (ids.length === 0) return { token, trackers: [] };
+  } else {
+    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+    const candidates = await deps.prisma.tracker.findMany({
+      where: {
+        syncState: 'pending',
+        nextAttemptAt: { lte: now },
+        OR: leaseFree,
+        shop: { OR: [{ pausedAt: null }, { probeAt: { lte: now } }] },
+      },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: limit,
+      select: { id: true },
+    });
+    if (candidates.length === 0) return { token, trackers: [] };
+    await deps.prisma.tracker.updateMany({
+      where: { id: { in: candidates.map((c) => c.id) }, syncState: 'pending', OR: leaseFree },
+      data: {
+        leaseOwner: token,
+        leaseExpiresAt: new Date(now.getTime() + leaseMs),
+        version: { increment: 1 },
+      },
+    });
+  }
   const leased = await deps.prisma.tracker.findMany({
     where: { leaseOwner: token },
     include: { shop: true },
+    orderBy: { nextAttemptAt: 'asc' },
   });
   const trackers = onePerPausedShop(leased);
   if (trackers.length < leased.length) {
@@ -145,6 +165,7 @@ export async function reconcileOnce(
     });
   }
   const knownAbsent = new Set(toCreate.map((t) => t.id));
+  const batch = newBatch();
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   const unreadable = new Set<string>();
   const pausedNow = new Set<string>();
@@ -183,11 +204,90 @@ export async function reconcileOnce(
         stats.released++;
         continue;
       }
-      await syncOne(deps, token, tracker, creds, knownAbsent.has(tracker.id), stats, pausedNow);
+      await syncOne(deps, token, tracker, creds, knownAbsent.has(tracker.id), stats, pausedNow, batch);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+  } finally {
+    await flushBatch(deps, token, batch, stats);
+  }
   return stats;
+}
+
+/**
+ * Successes of one pass, written together when the pass ends: one statement per kind of outcome instead
+ * of a read and a write per tracker, and the shop's balance once per shop instead of once per create.
+ * Until then the rows stay leased with their write-ahead mark, so a crash before the flush costs a `get`,
+ * never a second create.
+ */
+interface OutcomeBatch {
+  created: ClaimedTracker[];
+  present: ClaimedTracker[];
+  deleted: ClaimedTracker[];
+  accounts: Map<string, { trackersBalance: number | null; userPlan: string | null }>;
+}
+
+function newBatch(): OutcomeBatch {
+  return { created: [], present: [], deleted: [], accounts: new Map() };
+}
+
+async function flushBatch(
+  deps: ReconcilerDeps,
+  token: string,
+  batch: OutcomeBatch,
+  stats: ReconcileStats,
+): Promise<void> {
+  const kinds = [
+    { rows: batch.created, desired: 'active', remote: 'present', createCall: true },
+    { rows: batch.present, desired: 'active', remote: 'present', createCall: false },
+    { rows: batch.deleted, desired: 'removed', remote: 'absent', createCall: false },
+  ] as const;
+  for (const kind of kinds) {
+    if (kind.rows.length === 0) continue;
+    const ids = kind.rows.map((t) => t.id);
+    const now = new Date();
+    // Only rows still leased by this pass and still wanting what was done: those are now in sync.
+    const { count } = await deps.prisma.tracker.updateMany({
+      where: { id: { in: ids }, leaseOwner: token, desired: kind.desired },
+      data: {
+        remote: kind.remote,
+        syncState: 'synced',
+        attempts: 0,
+        nextAttemptAt: now,
+        lastError: null,
+        lastErrorReason: null,
+        lastErrorAt: null,
+        syncedAt: now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        version: { increment: 1 },
+        ...(kind.createCall ? { createCalls: { increment: 1 } } : {}),
+      },
+    });
+    if (count === ids.length) continue;
+    // A store event changed what some of them want while the call was out: the per-row path works out
+    // their state from the row as it is now (a lost lease is counted there).
+    const left = await deps.prisma.tracker.findMany({
+      where: { id: { in: ids }, leaseOwner: token },
+      select: { id: true },
+    });
+    const stillLeased = new Set(left.map((r) => r.id));
+    for (const tracker of kind.rows) {
+      if (stillLeased.has(tracker.id)) {
+        await record(deps, token, tracker, stats, { remote: kind.remote, createCall: kind.createCall });
+      }
+    }
+    const lost = ids.length - count - stillLeased.size;
+    if (lost > 0) {
+      stats.leaseLost += lost;
+      deps.logger.warn(
+        { count: lost },
+        'leases lost before outcomes were recorded; the next holders will look first',
+      );
+    }
+  }
+  for (const [shopId, account] of batch.accounts) await deps.shops.recordAccount(shopId, account);
 }
 
 async function syncOne(
@@ -198,6 +298,7 @@ async function syncOne(
   knownAbsent: boolean,
   stats: ReconcileStats,
   pausedNow: Set<string>,
+  batch: OutcomeBatch,
 ): Promise<void> {
   const { client, logger } = deps;
   const key = {
@@ -221,7 +322,7 @@ async function syncOne(
       });
       if (found.ok) {
         stats.alreadyPresent++;
-        await record(deps, token, tracker, stats, { remote: 'present' }, log);
+        batch.present.push(tracker);
         await afterSuccess(deps, tracker);
         return;
       }
@@ -232,7 +333,7 @@ async function syncOne(
       absent = true;
     }
     if (!absent) {
-      await record(deps, token, tracker, stats, { remote: tracker.remote }, log);
+      await record(deps, token, tracker, stats, { remote: tracker.remote });
       return;
     }
     const created = await client.createTracker(creds, {
@@ -242,13 +343,13 @@ async function syncOne(
     });
     if (created.ok) {
       stats.created++;
-      await record(deps, token, tracker, stats, { remote: 'present', createCall: true }, log);
-      await deps.shops.recordAccount(tracker.shopId, created.value);
+      batch.created.push(tracker);
+      batch.accounts.set(tracker.shopId, created.value);
       await afterSuccess(deps, tracker);
       return;
     }
     if (created.error.kind === 'application' && created.error.account) {
-      await deps.shops.recordAccount(tracker.shopId, created.error.account);
+      batch.accounts.set(tracker.shopId, created.error.account);
     }
     const remoteAfter = created.outcomeUnknown ? 'unknown' : 'absent';
     await recordFailure(
@@ -269,7 +370,7 @@ async function syncOne(
   const deleted = await client.deleteTracker(creds, key);
   if (deleted.ok || isNotFound(deleted.error)) {
     stats.deleted++;
-    await record(deps, token, tracker, stats, { remote: 'absent' }, log);
+    batch.deleted.push(tracker);
     await afterSuccess(deps, tracker);
     return;
   }
@@ -326,7 +427,6 @@ async function record(
   tracker: ClaimedTracker,
   stats: ReconcileStats,
   outcome: { remote: string; createCall?: boolean },
-  log: Logger,
 ): Promise<void> {
   const now = new Date();
   const result = await finish(deps, token, tracker.id, (row) => {
@@ -345,7 +445,10 @@ async function record(
   });
   if (result === 'lease-lost') {
     stats.leaseLost++;
-    log.warn('lease lost before the outcome was recorded; the next holder will look before acting');
+    deps.logger.warn(
+      { trackerId: tracker.id },
+      'lease lost before the outcome was recorded; the next holder will look before acting',
+    );
   }
 }
 

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
+import { ensureShopExists } from '../shops/shop-repository.js';
+import { applyInBulk } from './apply-in-bulk.js';
 import { type BackoffPolicy, nextDelayMs } from '../trackers/outcome.js';
 import { handleAppUninstalled } from './topics/app-uninstalled.js';
 import { handleCustomersDataRequest, handleCustomersRedact, handleShopRedact } from './topics/compliance.js';
@@ -21,6 +24,9 @@ export const topicHandlers: Readonly<Record<string, TopicHandler>> = {
   'shop/redact': handleShopRedact,
 };
 
+/** Topics whose use case makes the shop's row when it is the first word of a store (see ensureShopExists). */
+const topicsThatMakeShops = new Set(['fulfillments/create', 'fulfillments/update', 'orders/cancelled']);
+
 export interface DeliveryProcessorDeps {
   prisma: DatabaseClient;
   carriers: CarrierRepository;
@@ -28,6 +34,8 @@ export interface DeliveryProcessorDeps {
   owner: string;
   leaseMs?: number;
   backoff?: BackoffPolicy;
+  /** Apply first-seen fulfilments of a batch set-wise (default true); false: always one at a time. */
+  bulk?: boolean;
 }
 
 export interface DeliveryStats {
@@ -49,25 +57,43 @@ const deliveryBackoff: BackoffPolicy = { baseDelayMs: 1_000, maxDelayMs: 10 * 60
 export async function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
   const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
   const now = new Date();
-  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-  const candidates = await deps.prisma.webhookDelivery.findMany({
-    where: { state: 'pending', nextAttemptAt: { lte: now }, OR: leaseFree },
-    orderBy: { receivedAt: 'asc' },
-    take: limit,
-    select: { id: true },
-  });
-  if (candidates.length === 0) return stats;
   const token = `${deps.owner}:${randomUUID()}`;
-  await deps.prisma.webhookDelivery.updateMany({
-    where: { id: { in: candidates.map((c) => c.id) }, state: 'pending', OR: leaseFree },
-    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 60_000)) },
-  });
+  const leaseMs = deps.leaseMs ?? 60_000;
+  if (providerOf(deps.prisma) === 'postgresql') {
+    const ids = await claimSkipLocked(
+      deps.prisma,
+      {
+        table: 'WebhookDelivery',
+        sqlWhere: `q."state" = 'pending' AND q."nextAttemptAt" <= $now`,
+        orderBy: 'receivedAt',
+        hasUpdatedAt: false,
+      },
+      { token, now, leaseMs, limit },
+    );
+    if (ids.length === 0) return stats;
+  } else {
+    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+    const candidates = await deps.prisma.webhookDelivery.findMany({
+      where: { state: 'pending', nextAttemptAt: { lte: now }, OR: leaseFree },
+      orderBy: { receivedAt: 'asc' },
+      take: limit,
+      select: { id: true },
+    });
+    if (candidates.length === 0) return stats;
+    await deps.prisma.webhookDelivery.updateMany({
+      where: { id: { in: candidates.map((c) => c.id) }, state: 'pending', OR: leaseFree },
+      data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + leaseMs) },
+    });
+  }
   const claimed = await deps.prisma.webhookDelivery.findMany({
     where: { leaseOwner: token },
     orderBy: { receivedAt: 'asc' },
   });
   stats.claimed = claimed.length;
+  const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
+  stats.applied += done.size;
   for (const delivery of claimed) {
+    if (done.has(delivery.id)) continue;
     const kind = await processOne(deps, token, delivery);
     stats[kind]++;
   }
@@ -86,6 +112,7 @@ async function processOne(
   });
   try {
     const matcher = await deps.carriers.matcher();
+    if (topicsThatMakeShops.has(delivery.topic)) await ensureShopExists(deps.prisma, delivery.shopDomain);
     const result = await deps.prisma.$transaction(async (tx) => {
       const handler = topicHandlers[delivery.topic];
       let outcome: TopicResult;

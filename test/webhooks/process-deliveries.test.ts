@@ -188,7 +188,12 @@ describe('processDeliveries', () => {
       leaseOwner: 'worker-b:token',
       payload: JSON.stringify(fixture('fulfillments-create.ups')),
     });
-    expect(await db.prisma.shop.count()).toBe(0);
+    // The shop's row (made before the transaction, paused as not connected) is all that remains.
+    expect(await db.prisma.shop.findMany({ select: { pausedReason: true } })).toEqual([
+      { pausedReason: 'not_connected' },
+    ]);
+    expect(await db.prisma.fulfillment.count()).toBe(0);
+    expect(await db.prisma.trackingLine.count()).toBe(0);
     expect(await db.prisma.tracker.count()).toBe(0);
   });
 
