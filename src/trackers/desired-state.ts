@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
+import { insertRows } from '../db/insert-rows.js';
+import type { DatabaseProvider } from '../db/provider.js';
 import type { Shop, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
 
@@ -65,28 +68,30 @@ export async function applyFulfillment(
   }
 
   const newest = existing && existing.sourceUpdatedAt > updatedAt ? existing.sourceUpdatedAt : updatedAt;
-  await tx.fulfillment.upsert({
-    where: key,
-    update: {
-      status: fulfillment.status,
-      carrierName: fulfillment.carrierName,
-      orderName: fulfillment.orderName,
-      sourceUpdatedAt: newest,
-    },
-    create: {
-      shopId: shop.id,
-      fulfillmentId: fulfillment.fulfillmentId,
-      orderId: fulfillment.orderId,
-      orderName: fulfillment.orderName,
-      status: fulfillment.status,
-      carrierName: fulfillment.carrierName,
-      sourceUpdatedAt: newest,
-    },
-  });
+  const fields = {
+    status: fulfillment.status,
+    carrierName: fulfillment.carrierName,
+    orderName: fulfillment.orderName,
+    sourceUpdatedAt: newest,
+  };
+  if (existing) {
+    await tx.fulfillment.update({ where: { id: existing.id }, data: fields, select: { id: true } });
+  } else {
+    await tx.fulfillment.create({
+      data: {
+        shopId: shop.id,
+        fulfillmentId: fulfillment.fulfillmentId,
+        orderId: fulfillment.orderId,
+        ...fields,
+      },
+      select: { id: true },
+    });
+  }
 
-  const lines = await tx.trackingLine.findMany({
-    where: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId },
-  });
+  // Lines exist only for a fulfilment already recorded.
+  const lines = existing
+    ? await tx.trackingLine.findMany({ where: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } })
+    : [];
   const orderCancelled =
     (await tx.cancelledOrder.findUnique({
       where: { shopId_orderId: { shopId: shop.id, orderId: fulfillment.orderId } },
@@ -108,6 +113,7 @@ export async function applyFulfillment(
     touched,
   );
   let waiting = 0;
+  let made = 0;
   const carrierKey = fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null;
   for (const trackingNumber of fulfillment.trackingNumbers) {
     const previous = lines.find((l) => l.trackingNumber === trackingNumber);
@@ -119,28 +125,44 @@ export async function applyFulfillment(
       postalCode: fulfillment.postalCode,
       destinationCountry: fulfillment.destinationCountry,
     };
+    if (!previous) {
+      // A new number: its tracker first, so the line is written once, already pointing at it.
+      const active = shop.createOnFulfillment;
+      const { trackerId, fresh } = await trackerForNewLine(
+        tx,
+        shop,
+        { trackingNumber, active, ...details },
+        match,
+      );
+      await tx.trackingLine.create({
+        data: {
+          shopId: shop.id,
+          fulfillmentId: fulfillment.fulfillmentId,
+          trackingNumber,
+          active,
+          trackerId,
+          ...details,
+        },
+        select: { id: true },
+      });
+      // A tracker made just now already has the state this line gives it; an older one is re-derived.
+      if (trackerId && !fresh) touched.add(trackerId);
+      if (fresh) made++;
+      if (!trackerId && active) waiting++;
+      continue;
+    }
     // A number listed again after it was dropped is wanted again (unless the shop creates no trackers).
-    const line = previous
-      ? await tx.trackingLine.update({
-          where: { id: previous.id },
-          data: { ...details, active: previous.active || shop.createOnFulfillment },
-        })
-      : await tx.trackingLine.create({
-          data: {
-            shopId: shop.id,
-            fulfillmentId: fulfillment.fulfillmentId,
-            trackingNumber,
-            active: shop.createOnFulfillment,
-            ...details,
-          },
-        });
-    if (previous?.trackerId) touched.add(previous.trackerId);
+    const line = await tx.trackingLine.update({
+      where: { id: previous.id },
+      data: { ...details, active: previous.active || shop.createOnFulfillment },
+    });
+    if (previous.trackerId) touched.add(previous.trackerId);
     const trackerId = await resolveLine(tx, shop, line, match);
     if (trackerId) touched.add(trackerId);
     else if (line.active) waiting++;
   }
   await recompute(tx, touched);
-  return { kind: 'applied', trackersTouched: touched.size, linesWaitingForCarrier: waiting };
+  return { kind: 'applied', trackersTouched: touched.size + made, linesWaitingForCarrier: waiting };
 }
 
 export async function applyOrderCancelled(
@@ -210,6 +232,48 @@ async function deactivate(tx: Tx, lines: TrackingLine[], touched: Set<string>): 
     data: { active: false },
   });
   for (const l of active) if (l.trackerId) touched.add(l.trackerId);
+}
+
+/**
+ * The tracker a new line wants, from its carrier: the existing one, or one made now with the state the line
+ * gives it (wanted and pending when the line is active), so it needs no recompute (`fresh`).
+ */
+async function trackerForNewLine(
+  tx: Tx,
+  shop: Shop,
+  line: Pick<
+    TrackingLine,
+    | 'trackingNumber'
+    | 'active'
+    | 'carrierName'
+    | 'orderId'
+    | 'orderName'
+    | 'postalCode'
+    | 'destinationCountry'
+  >,
+  match: MatchContext,
+): Promise<{ trackerId: string | null; fresh: boolean }> {
+  const { slug } = match.matcher.match(line.carrierName, match.overrides);
+  if (!slug) return { trackerId: null, fresh: false };
+  const key = { shopId: shop.id, trackingNumber: line.trackingNumber, provider: slug };
+  const existing = await tx.tracker.findUnique({
+    where: { shopId_trackingNumber_provider: key },
+    select: { id: true },
+  });
+  if (existing) return { trackerId: existing.id, fresh: false };
+  const created = await tx.tracker.create({
+    data: {
+      ...key,
+      orderKey: orderKeyFor(shop, line.orderId, line.orderName),
+      postalCode: line.postalCode,
+      destinationCountry: line.destinationCountry,
+      desired: line.active ? 'active' : 'removed',
+      remote: 'absent',
+      syncState: line.active ? 'pending' : 'synced',
+    },
+    select: { id: true },
+  });
+  return { trackerId: created.id, fresh: true };
 }
 
 /** Sets the line's tracker from its carrier; makes the tracker row when it is the first to want it. */
@@ -304,3 +368,180 @@ async function recomputeOne(tx: Tx, id: string): Promise<boolean> {
   });
   return count === 1;
 }
+
+/**
+ * The busy-day path: many first-seen fulfilments of one shop applied with a handful of set-based
+ * statements instead of a dozen statements each. Only fulfilments whose outcome cannot depend on anything
+ * else are taken: never recorded before, not cancelled, their order not cancelled, each fulfilment and each
+ * tracker key once in the batch, and no tracker row for any of their numbers yet. For those,
+ * {@link applyFulfillment} would create the fulfilment, one line per number and a fresh tracker per
+ * number, exactly as here. Everything else is left for applyFulfillment, one at a time.
+ *
+ * Runs in the caller's transaction; returns the indexes (into `fulfillments`) it applied, with their
+ * outcomes.
+ */
+export async function applyNewFulfillments(
+  tx: Tx,
+  shop: Shop,
+  fulfillments: readonly FulfillmentPayload[],
+  match: MatchContext,
+  provider: DatabaseProvider,
+): Promise<Map<number, ApplyOutcome>> {
+  const applied = new Map<number, ApplyOutcome>();
+  if (fulfillments.length === 0) return applied;
+  await lockShop(tx, shop.id);
+
+  const seenFulfilments = new Map<string, number>();
+  for (const f of fulfillments)
+    seenFulfilments.set(f.fulfillmentId, (seenFulfilments.get(f.fulfillmentId) ?? 0) + 1);
+  const known = await tx.fulfillment.findMany({
+    where: { shopId: shop.id, fulfillmentId: { in: [...seenFulfilments.keys()] } },
+    select: { fulfillmentId: true },
+  });
+  const cancelledOrders = await tx.cancelledOrder.findMany({
+    where: { shopId: shop.id, orderId: { in: [...new Set(fulfillments.map((f) => f.orderId))] } },
+    select: { orderId: true },
+  });
+  const knownIds = new Set(known.map((k) => k.fulfillmentId));
+  const cancelledIds = new Set(cancelledOrders.map((c) => c.orderId));
+
+  type Planned = { index: number; numbers: { trackingNumber: string; slug: string | null }[] };
+  const candidates: Planned[] = [];
+  fulfillments.forEach((f, index) => {
+    if (seenFulfilments.get(f.fulfillmentId) !== 1 || knownIds.has(f.fulfillmentId)) return;
+    if (isCancelledStatus(f.status) || cancelledIds.has(f.orderId)) return;
+    if (new Set(f.trackingNumbers).size !== f.trackingNumbers.length) return;
+    const { slug } = match.matcher.match(f.carrierName, match.overrides);
+    candidates.push({
+      index,
+      numbers: f.trackingNumbers.map((trackingNumber) => ({ trackingNumber, slug })),
+    });
+  });
+
+  // A tracker key wanted twice in the batch, or already held by a row, goes the careful way.
+  const keyOf = (n: { trackingNumber: string; slug: string | null }) => `${n.slug}\u0000${n.trackingNumber}`;
+  const keyCount = new Map<string, number>();
+  for (const c of candidates)
+    for (const n of c.numbers) if (n.slug) keyCount.set(keyOf(n), (keyCount.get(keyOf(n)) ?? 0) + 1);
+  const numbers = [...new Set(candidates.flatMap((c) => c.numbers.map((n) => n.trackingNumber)))];
+  const existingTrackers =
+    numbers.length === 0
+      ? []
+      : await tx.tracker.findMany({
+          where: { shopId: shop.id, trackingNumber: { in: numbers } },
+          select: { trackingNumber: true, provider: true },
+        });
+  const taken = new Set(
+    existingTrackers.map((t) => keyOf({ trackingNumber: t.trackingNumber, slug: t.provider })),
+  );
+  const planned = candidates.filter((c) =>
+    c.numbers.every((n) => !n.slug || (keyCount.get(keyOf(n)) === 1 && !taken.has(keyOf(n)))),
+  );
+  if (planned.length === 0) return applied;
+
+  const active = shop.createOnFulfillment;
+  const now = new Date();
+  const stamps = { createdAt: now, updatedAt: now };
+  const fulfillmentRows = [];
+  const trackerRows = [];
+  const lineRows = [];
+  for (const p of planned) {
+    const f = fulfillments[p.index]!;
+    fulfillmentRows.push({
+      id: randomUUID(),
+      ...stamps,
+      shopId: shop.id,
+      fulfillmentId: f.fulfillmentId,
+      orderId: f.orderId,
+      orderName: f.orderName,
+      status: f.status,
+      carrierName: f.carrierName,
+      sourceUpdatedAt: f.updatedAt ?? new Date(0),
+    });
+    const carrierKey = f.carrierName ? normaliseCarrierName(f.carrierName) || null : null;
+    let made = 0;
+    let waiting = 0;
+    for (const n of p.numbers) {
+      let trackerId: string | null = null;
+      if (n.slug) {
+        trackerId = randomUUID();
+        made++;
+        trackerRows.push({
+          id: trackerId,
+          ...stamps,
+          nextAttemptAt: now,
+          shopId: shop.id,
+          trackingNumber: n.trackingNumber,
+          provider: n.slug,
+          orderKey: orderKeyFor(shop, f.orderId, f.orderName),
+          postalCode: f.postalCode,
+          destinationCountry: f.destinationCountry,
+          desired: active ? 'active' : 'removed',
+          remote: 'absent',
+          syncState: active ? 'pending' : 'synced',
+        });
+      } else if (active) {
+        waiting++;
+      }
+      lineRows.push({
+        id: randomUUID(),
+        ...stamps,
+        shopId: shop.id,
+        fulfillmentId: f.fulfillmentId,
+        orderId: f.orderId,
+        orderName: f.orderName,
+        trackingNumber: n.trackingNumber,
+        carrierName: f.carrierName,
+        carrierKey,
+        postalCode: f.postalCode,
+        destinationCountry: f.destinationCountry,
+        active,
+        trackerId,
+      });
+    }
+    applied.set(p.index, { kind: 'applied', trackersTouched: made, linesWaitingForCarrier: waiting });
+  }
+  await insertRows(tx, provider, 'Fulfillment', fulfillmentColumns, fulfillmentRows);
+  await insertRows(tx, provider, 'Tracker', trackerColumns, trackerRows);
+  await insertRows(tx, provider, 'TrackingLine', lineColumns, lineRows);
+  return applied;
+}
+
+const stampColumns = { id: 'text', createdAt: 'timestamp', updatedAt: 'timestamp' } as const;
+const fulfillmentColumns = {
+  ...stampColumns,
+  shopId: 'text',
+  fulfillmentId: 'text',
+  orderId: 'text',
+  orderName: 'text',
+  status: 'text',
+  carrierName: 'text',
+  sourceUpdatedAt: 'timestamp',
+} as const;
+const trackerColumns = {
+  ...stampColumns,
+  nextAttemptAt: 'timestamp',
+  shopId: 'text',
+  trackingNumber: 'text',
+  provider: 'text',
+  orderKey: 'text',
+  postalCode: 'text',
+  destinationCountry: 'text',
+  desired: 'text',
+  remote: 'text',
+  syncState: 'text',
+} as const;
+const lineColumns = {
+  ...stampColumns,
+  shopId: 'text',
+  fulfillmentId: 'text',
+  orderId: 'text',
+  orderName: 'text',
+  trackingNumber: 'text',
+  carrierName: 'text',
+  carrierKey: 'text',
+  postalCode: 'text',
+  destinationCountry: 'text',
+  active: 'bool',
+  trackerId: 'text',
+} as const;

@@ -1,0 +1,115 @@
+import { carrierOverrides } from '../carriers/carrier-repository.js';
+import { providerOf } from '../db/claim.js';
+import type { WebhookDelivery } from '../generated/sqlite/client.js';
+import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
+import { applyNewFulfillments } from '../trackers/desired-state.js';
+import { type FulfillmentPayload, fulfillmentPayload, orderCancelledPayload } from './payloads.js';
+import type { DeliveryProcessorDeps } from './process-deliveries.js';
+
+/**
+ * A claimed batch's first-seen fulfilments, applied per shop in one transaction each (see
+ * applyNewFulfillments), and marked processed in that same transaction. Returns the ids of the deliveries
+ * done; every other delivery of the batch, and all of a shop's when its transaction fails, go through the
+ * one-at-a-time path, which stays the reference for what a delivery means.
+ */
+export async function applyInBulk(
+  deps: DeliveryProcessorDeps,
+  token: string,
+  claimed: readonly WebhookDelivery[],
+): Promise<Set<string>> {
+  const done = new Set<string>();
+  const byShop = new Map<string, { delivery: WebhookDelivery; fulfillment: FulfillmentPayload }[]>();
+  const cancelling = new Map<string, Set<string>>();
+  for (const delivery of claimed) {
+    const body = parse(delivery.payload);
+    if (delivery.topic === 'orders/cancelled') {
+      const order = orderCancelledPayload.safeParse(body);
+      const orders = cancelling.get(delivery.shopDomain) ?? new Set<string>();
+      // An order cancelled in this batch (or a cancel we cannot read) keeps its fulfilments out of bulk.
+      orders.add(order.success ? order.data.orderId : '*');
+      cancelling.set(delivery.shopDomain, orders);
+      continue;
+    }
+    if (delivery.topic !== 'fulfillments/create' && delivery.topic !== 'fulfillments/update') continue;
+    const parsed = fulfillmentPayload.safeParse(body);
+    if (!parsed.success) continue;
+    const list = byShop.get(delivery.shopDomain) ?? [];
+    list.push({ delivery, fulfillment: parsed.data });
+    byShop.set(delivery.shopDomain, list);
+  }
+
+  if (byShop.size === 0) return done;
+  // Without a matcher nothing can be applied here; the one-at-a-time path records the error per delivery.
+  const matcher = await deps.carriers.matcher().catch(() => null);
+  if (!matcher) return done;
+  const provider = providerOf(deps.prisma);
+  for (const [domain, all] of byShop) {
+    const cancelled = cancelling.get(domain);
+    if (cancelled?.has('*')) continue;
+    // Bulk items must not depend on the batch's other deliveries, whatever order those are applied in:
+    // nothing shares a fulfilment id or a tracking number with another of the shop's deliveries here.
+    const uses = new Map<string, number>();
+    const count = (key: string) => uses.set(key, (uses.get(key) ?? 0) + 1);
+    for (const { fulfillment } of all) {
+      count(`f:${fulfillment.fulfillmentId}`);
+      for (const n of new Set(fulfillment.trackingNumbers)) count(`n:${n}`);
+    }
+    const items = all.filter(
+      ({ fulfillment: f }) =>
+        !cancelled?.has(f.orderId) &&
+        uses.get(`f:${f.fulfillmentId}`) === 1 &&
+        f.trackingNumbers.every((n) => uses.get(`n:${n}`) === 1),
+    );
+    if (items.length < 2) continue; // one delivery: the usual path costs the same
+    try {
+      await ensureShopExists(deps.prisma, domain);
+      const ids = await deps.prisma.$transaction(async (tx) => {
+        const shop = await ensureShop(tx, domain);
+        const match = { matcher, overrides: await carrierOverrides(tx, shop.id) };
+        const outcomes = await applyNewFulfillments(
+          tx,
+          shop,
+          items.map((i) => i.fulfillment),
+          match,
+          provider,
+        );
+        const ids = [...outcomes.keys()].map((index) => items[index]!.delivery.id);
+        if (ids.length === 0) return ids;
+        const { count } = await tx.webhookDelivery.updateMany({
+          where: { id: { in: ids }, leaseOwner: token },
+          data: {
+            state: 'processed',
+            processedAt: new Date(),
+            error: null,
+            payload: '',
+            attempts: { increment: 1 },
+            leaseOwner: null,
+            leaseExpiresAt: null,
+          },
+        });
+        // Some lease was taken over meanwhile: undo the whole shop's batch, the usual path sorts it out.
+        if (count !== ids.length) throw new Error('a delivery lease was lost during the bulk apply');
+        return ids;
+      });
+      for (const id of ids) done.add(id);
+    } catch (error) {
+      deps.logger.warn(
+        {
+          shop: domain,
+          deliveries: items.length,
+          err: error instanceof Error ? error.message : String(error),
+        },
+        'bulk apply failed; applying these deliveries one at a time',
+      );
+    }
+  }
+  return done;
+}
+
+function parse(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+}
