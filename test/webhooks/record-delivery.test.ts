@@ -85,4 +85,65 @@ describe('recordDelivery', () => {
     expect(results.filter((r) => r.kind === 'duplicate')).toHaveLength(7);
     expect(await db.prisma.webhookDelivery.count()).toBe(1);
   });
+
+  it('group commit: many concurrent deliveries share writes, each gets its own answer', async () => {
+    // 300 at once (more than one statement's 200 rows): 100 distinct events, the first 50 sent three
+    // times each, and 10 that were recorded before the burst.
+    for (let i = 0; i < 10; i++) await recordDelivery(db.prisma, verified({ eventId: `e-${i}` }));
+    const sends: VerifiedDelivery[] = [];
+    for (let i = 0; i < 100; i++) sends.push(verified({ eventId: `e-${i}`, rawBody: `{"id":${i}}` }));
+    for (let i = 0; i < 50; i++) sends.push(verified({ eventId: `e-${i}` }), verified({ eventId: `e-${i}` }));
+    const results = await Promise.all(sends.map((d) => recordDelivery(db.prisma, d)));
+    const recorded = results.filter((r) => r.kind === 'recorded');
+    expect(recorded).toHaveLength(90);
+    expect(results.slice(0, 10).every((r) => r.kind === 'duplicate')).toBe(true);
+    expect(results.slice(10, 100).every((r) => r.kind === 'recorded')).toBe(true);
+    expect(results.slice(100).every((r) => r.kind === 'duplicate')).toBe(true);
+    const rows = await db.prisma.webhookDelivery.findMany({
+      select: { id: true, eventId: true, payload: true },
+    });
+    expect(rows).toHaveLength(100);
+    // Each recorded answer names the row that holds its body.
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const [i, r] of results.slice(10, 100).entries()) {
+      if (r.kind !== 'recorded') continue;
+      expect(byId.get(r.id)).toEqual({ id: r.id, eventId: `e-${i + 10}`, payload: `{"id":${i + 10}}` });
+    }
+  });
+
+  it('a row the database refuses fails only its own delivery, not the others written with it', async () => {
+    // A NOT NULL column left empty stands in for any write the database refuses.
+    const bad = verified({ eventId: 'bad', shopDomain: null as unknown as string });
+    const results = await Promise.allSettled([
+      recordDelivery(db.prisma, verified({ eventId: 'first' })),
+      recordDelivery(db.prisma, verified({ eventId: 'good-1' })),
+      recordDelivery(db.prisma, bad),
+      recordDelivery(db.prisma, verified({ eventId: 'good-2' })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const stored = await db.prisma.webhookDelivery.findMany({
+      select: { eventId: true },
+      orderBy: { eventId: 'asc' },
+    });
+    expect(stored.map((r) => r.eventId)).toEqual(['first', 'good-1', 'good-2']);
+  });
+
+  it('stores times exactly as Prisma does, so claims compare them correctly', async () => {
+    const before = new Date();
+    const result = await recordDelivery(db.prisma, verified({ eventId: 'times' }));
+    expect(result.kind).toBe('recorded');
+    const due = await db.prisma.webhookDelivery.findMany({ where: { nextAttemptAt: { lte: new Date() } } });
+    expect(due.map((d) => d.eventId)).toEqual(['times']);
+    expect(due[0]!.receivedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(due[0]!.triggeredAt).toEqual(new Date('2026-11-18T15:21:44Z'));
+    // Spelled as Prisma spells it (SQLite compares these as text).
+    await db.prisma.webhookDelivery.create({
+      data: { shopDomain: 's', topic: 't', eventId: 'by-prisma', webhookId: 'w', payload: '{}' },
+    });
+    const spelled = await db.prisma.$queryRawUnsafe<{ eventId: string; at: string }[]>(
+      `SELECT "eventId", CAST("nextAttemptAt" AS TEXT) AS "at" FROM "WebhookDelivery" ORDER BY "eventId"`,
+    );
+    const shape = (text: string) => text.replace(/\d/g, '9');
+    expect(shape(spelled[1]!.at)).toBe(shape(spelled[0]!.at));
+  });
 });
