@@ -9,7 +9,9 @@ import { applyMigrations } from '../db/migrate.js';
 import { shopifyOrdersFetcher } from '../jobs/backfill.js';
 import { createWorker, type Worker, type WorkerOptions } from '../jobs/worker.js';
 import type { Logger } from '../logger.js';
+import type { PollPolicy } from '../shipments/status.js';
 import { createShopify } from '../shopify/api.js';
+import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
 import { parseKeyring } from '../shops/crypto.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
 import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
@@ -38,6 +40,8 @@ export interface RuntimeOptions {
   idlePollMs?: number;
   /** Reconciler tuning (backoff, lease, probe interval); tests shorten it. Defaults: the reconciler's. */
   reconciler?: WorkerOptions['reconciler'];
+  /** When shipment statuses are read (tests and the dev server shorten it). */
+  pollPolicy?: PollPolicy;
   /** Per-attempt timeout of tracking-service calls (default: the client's, 10 s). */
   clientTimeoutMs?: number;
 }
@@ -78,11 +82,13 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             logger,
             owner,
             fetchOrdersPage: shopifyOrdersFetcher(shopify),
+            storeEvents: shopifyStoreEvents(shopify),
           },
           {
             concurrency: config.workerConcurrency,
             idlePollMs: options.idlePollMs,
             ...(options.reconciler ? { reconciler: options.reconciler } : {}),
+            ...(options.pollPolicy ? { pollPolicy: options.pollPolicy } : {}),
           },
         );
 

@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
+import { pollStatuses } from '../shipments/poll-statuses.js';
+import { type PostStats, postStoreEvents, type StoreEventsApi } from '../shipments/post-store-events.js';
+import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from './refresh-carriers.js';
@@ -17,6 +20,8 @@ export interface WorkerDeps {
   owner: string;
   /** Reads a store's orders for backfills; without it, backfill jobs wait for a worker that has it. */
   fetchOrdersPage?: FetchOrdersPage;
+  /** Writes fulfilment events to the stores; without it, queued events wait for a worker that has it. */
+  storeEvents?: StoreEventsApi;
 }
 
 export interface WorkerOptions {
@@ -26,7 +31,11 @@ export interface WorkerOptions {
   idlePollMs?: number;
   /** How often periodic work (the daily carrier refresh) is considered. */
   periodicEveryMs?: number;
-  reconciler?: Partial<Pick<ReconcilerDeps, 'leaseMs' | 'backoff' | 'probeIntervalMs'>>;
+  reconciler?: Partial<Pick<ReconcilerDeps, 'leaseMs' | 'backoff' | 'probeIntervalMs' | 'firstPollMs'>>;
+  /** When shipment statuses are read again (default: src/shipments/status.ts). */
+  pollPolicy?: PollPolicy;
+  /** Status reads per shop per pass (default 10), so one big shop never starves the others. */
+  pollPerShop?: number;
 }
 
 export interface Worker {
@@ -36,7 +45,15 @@ export interface Worker {
   /** Finishes the calls in flight, gives back leased work not started, and resolves when the loop ends. */
   stop(): Promise<void>;
   /** One full pass (deliveries, then trackers), for tests and the CLI. */
-  runOnce(): Promise<{ deliveries: number; trackers: number; backfills: number }>;
+  runOnce(): Promise<PassCounts>;
+}
+
+export interface PassCounts {
+  deliveries: number;
+  trackers: number;
+  backfills: number;
+  polled: number;
+  storeEvents: number;
 }
 
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
@@ -55,7 +72,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   let wakeUp: (() => void) | null = null;
   let lastPeriodic = 0;
 
-  async function runOnce(): Promise<{ deliveries: number; trackers: number; backfills: number }> {
+  async function runOnce(): Promise<PassCounts> {
     const deliveries = await processDeliveries(
       { prisma: deps.prisma, carriers: deps.carriers, logger: deps.logger, owner: deps.owner },
       200,
@@ -75,7 +92,36 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       concurrency: options.concurrency,
       shouldStop: () => stopping,
     });
-    return { deliveries: deliveries.claimed, trackers: trackers.claimed, backfills };
+    // Status reads come after store events and syncs: they are the least urgent work.
+    const polls = await pollStatuses(
+      {
+        prisma: deps.prisma,
+        client: deps.client,
+        shops: deps.shops,
+        logger: deps.logger,
+        owner: deps.owner,
+        ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
+      },
+      {
+        limit: options.concurrency * 4,
+        perShop: options.pollPerShop ?? 10,
+        concurrency: options.concurrency,
+        shouldStop: () => stopping,
+      },
+    );
+    const posted: PostStats | null = deps.storeEvents
+      ? await postStoreEvents(
+          { prisma: deps.prisma, api: deps.storeEvents, logger: deps.logger, owner: deps.owner },
+          50,
+        )
+      : null;
+    return {
+      deliveries: deliveries.claimed,
+      trackers: trackers.claimed,
+      backfills,
+      polled: polls.claimed,
+      storeEvents: posted?.claimed ?? 0,
+    };
   }
 
   async function periodic(): Promise<void> {
@@ -91,7 +137,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       try {
         await periodic();
         const done = await runOnce();
-        busy = done.deliveries + done.trackers + done.backfills > 0;
+        busy = done.deliveries + done.trackers + done.backfills + done.polled + done.storeEvents > 0;
       } catch (error) {
         deps.logger.error(
           { err: error instanceof Error ? error.message : String(error) },

@@ -33,6 +33,8 @@ export interface ReconcilerDeps {
   backoff?: BackoffPolicy;
   /** How long a paused shop waits before one of its trackers is tried again to see if the cause is gone. */
   probeIntervalMs?: number;
+  /** When a tracker's status is first read after it is created at the service (default 15 min). */
+  firstPollMs?: number;
   now?: () => Date;
 }
 
@@ -259,6 +261,8 @@ async function flushBatch(
         lastErrorReason: null,
         lastErrorAt: null,
         syncedAt: now,
+        // At the service: its status is read from now on; gone: never again.
+        nextPollAt: kind.remote === 'present' ? firstPoll(deps, now) : null,
         leaseOwner: null,
         leaseExpiresAt: null,
         version: { increment: 1 },
@@ -440,6 +444,12 @@ async function record(
       lastErrorReason: null,
       lastErrorAt: null,
       syncedAt: synced ? now : row.syncedAt,
+      nextPollAt:
+        outcome.remote === 'present'
+          ? row.remote === 'present'
+            ? row.nextPollAt
+            : firstPoll(deps, now)
+          : null,
       createCallsIncrement: outcome.createCall ? 1 : 0,
     };
   });
@@ -518,6 +528,10 @@ async function recordFailure(
     else stats.retried++;
   }
   log.info({ kind: classified.kind, reason: classified.reason }, 'tracker sync failed');
+}
+
+function firstPoll(deps: ReconcilerDeps, now: Date): Date {
+  return new Date(now.getTime() + (deps.firstPollMs ?? 15 * 60_000));
 }
 
 /** Gives a claimed tracker back untouched (a create not sent stays known-absent). */

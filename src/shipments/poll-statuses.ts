@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import { providerOf } from '../db/claim.js';
+import type { DatabaseClient } from '../db/client.js';
+import { insertRows } from '../db/insert-rows.js';
+import type { Shop, Tracker } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import { SecretUnreadableError } from '../shops/crypto.js';
+import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
+import type { TrackingClient } from '../tracking/client.js';
+import {
+  defaultPollPolicy,
+  nextPollAt,
+  type PollPolicy,
+  type StatusChange,
+  statusChanges,
+  statusFromShipment,
+} from './status.js';
+
+/**
+ * Reads the status of active trackers back from the service, on the schedule the status calls for
+ * (status.ts), stores it on the tracker, and queues each platform status change for the store
+ * (StoreFulfillmentEvent, written by post-store-events.ts).
+ *
+ * Fair and bounded: a pass takes the shops whose work is most overdue first and at most `perShop`
+ * trackers of each, so one big shop never starves the others nor sends the service a burst of its own.
+ * Each tracker is leased for the pass (poll lease, separate from the sync lease); every write is
+ * conditional on holding it. Queued store events carry a unique key, so a duplicate poll, two workers or a
+ * restart after a crash queue nothing twice.
+ */
+
+export interface PollDeps {
+  prisma: DatabaseClient;
+  client: TrackingClient;
+  shops: ShopRepository;
+  logger: Logger;
+  owner: string;
+  policy?: PollPolicy;
+  leaseMs?: number;
+  now?: () => Date;
+  random?: () => number;
+}
+
+export interface PollOptions {
+  /** Trackers per pass, all shops together. */
+  limit: number;
+  /** Trackers per shop per pass. */
+  perShop: number;
+  /** Service calls in flight at once. */
+  concurrency: number;
+  shouldStop?: () => boolean;
+}
+
+export interface PollStats {
+  claimed: number;
+  polled: number;
+  changed: number;
+  eventsQueued: number;
+  stopped: number;
+  notFound: number;
+  failed: number;
+}
+
+type Claimed = Tracker & { shop: Shop; lines: { fulfillmentId: string }[] };
+
+const pollFailureBackoffMs = (failures: number) =>
+  Math.min(24 * 3_600_000, 15 * 60_000 * 2 ** Math.min(failures, 10));
+
+export async function pollStatuses(deps: PollDeps, options: PollOptions): Promise<PollStats> {
+  const stats: PollStats = {
+    claimed: 0,
+    polled: 0,
+    changed: 0,
+    eventsQueued: 0,
+    stopped: 0,
+    notFound: 0,
+    failed: 0,
+  };
+  const now = (deps.now ?? (() => new Date()))();
+  const token = `${deps.owner}:${randomUUID()}`;
+  const claimed = await claimDue(deps, token, now, options);
+  stats.claimed = claimed.length;
+  if (claimed.length === 0) return stats;
+
+  const credentials = new Map<string, Promise<ShopCredentials | null>>();
+  let next = 0;
+  const run = async () => {
+    while (next < claimed.length) {
+      const tracker = claimed[next++]!;
+      if (options.shouldStop?.()) {
+        await release(deps, token, tracker.id, now);
+        continue;
+      }
+      if (!credentials.has(tracker.shopId)) {
+        credentials.set(
+          tracker.shopId,
+          deps.shops.credentials(tracker.shop).catch((error: unknown) => {
+            if (error instanceof SecretUnreadableError) return null;
+            throw error;
+          }),
+        );
+      }
+      const creds = await credentials.get(tracker.shopId)!;
+      if (!creds) {
+        await failed(deps, token, tracker, now, 'not_connected');
+        stats.failed++;
+        continue;
+      }
+      await pollOne(deps, token, tracker, creds, stats);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+  return stats;
+}
+
+/** Due, active trackers at the service: the most overdue shops first, at most `perShop` of each. */
+async function claimDue(deps: PollDeps, token: string, now: Date, options: PollOptions): Promise<Claimed[]> {
+  const leaseFree = [{ pollLeaseExpiresAt: null }, { pollLeaseExpiresAt: { lt: now } }];
+  const due = {
+    nextPollAt: { lte: now },
+    desired: 'active',
+    remote: 'present',
+    OR: leaseFree,
+    shop: { pausedAt: null, uninstalledAt: null },
+  };
+  const shops = await deps.prisma.tracker.groupBy({
+    by: ['shopId'],
+    where: due,
+    _min: { nextPollAt: true },
+    orderBy: { _min: { nextPollAt: 'asc' } },
+    take: Math.max(1, Math.ceil(options.limit / options.perShop)),
+  });
+  const ids: string[] = [];
+  for (const { shopId } of shops) {
+    const rows = await deps.prisma.tracker.findMany({
+      where: { ...due, shopId },
+      orderBy: { nextPollAt: 'asc' },
+      take: Math.min(options.perShop, options.limit - ids.length),
+      select: { id: true },
+    });
+    ids.push(...rows.map((r) => r.id));
+    if (ids.length >= options.limit) break;
+  }
+  if (ids.length === 0) return [];
+  // Conditional on the lease being free: two workers never poll the same tracker in one period.
+  await deps.prisma.tracker.updateMany({
+    where: { id: { in: ids }, OR: leaseFree },
+    data: { pollLeaseOwner: token, pollLeaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
+  });
+  return deps.prisma.tracker.findMany({
+    where: { pollLeaseOwner: token },
+    include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
+    orderBy: { nextPollAt: 'asc' },
+  });
+}
+
+async function pollOne(
+  deps: PollDeps,
+  token: string,
+  tracker: Claimed,
+  creds: ShopCredentials,
+  stats: PollStats,
+): Promise<void> {
+  const log = deps.logger.child({ trackerId: tracker.id, shop: tracker.shop.domain });
+  const result = await deps.client.getShipment(creds, {
+    trackingNumber: tracker.trackingNumber,
+    trackingProvider: tracker.provider,
+  });
+  const now = (deps.now ?? (() => new Date()))();
+  if (!result.ok) {
+    if (result.error.reason === 'tracking_not_found') {
+      // The service no longer holds it: the reconciler looks (get) and creates it again if still wanted.
+      const { count } = await deps.prisma.tracker.updateMany({
+        where: {
+          id: tracker.id,
+          pollLeaseOwner: token,
+          leaseOwner: null,
+          desired: 'active',
+          remote: 'present',
+        },
+        data: {
+          remote: 'unknown',
+          syncState: 'pending',
+          nextAttemptAt: now,
+          nextPollAt: null,
+          pollLeaseOwner: null,
+          pollLeaseExpiresAt: null,
+          statusCheckedAt: now,
+          version: { increment: 1 },
+        },
+      });
+      if (count === 1) {
+        stats.notFound++;
+        log.warn('tracker missing at the service; it will be looked up and created again');
+        return;
+      }
+    }
+    stats.failed++;
+    log.info({ reason: result.error.reason }, 'status read failed; will try again later');
+    await failed(deps, token, tracker, now, result.error.reason);
+    return;
+  }
+
+  const status = statusFromShipment(result.value);
+  const changes = statusChanges(result.value.events);
+  if (tracker.shop.postFulfillmentEvents && changes.length > 0) {
+    stats.eventsQueued += await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery);
+  }
+  const next = nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
+  const { count } = await deps.prisma.tracker.updateMany({
+    where: { id: tracker.id, pollLeaseOwner: token },
+    data: {
+      status: status.status,
+      statusDetail: status.statusDetail,
+      estimatedDelivery: status.estimatedDelivery,
+      lastEventAt: status.lastEventAt,
+      lastEventMessage: status.lastEventMessage,
+      lastEventLocation: status.lastEventLocation,
+      events: JSON.stringify(status.events),
+      statusCheckedAt: now,
+      nextPollAt: next,
+      pollFailures: 0,
+      pollLeaseOwner: null,
+      pollLeaseExpiresAt: null,
+    },
+  });
+  if (count === 1) {
+    stats.polled++;
+    if (status.status !== tracker.status) stats.changed++;
+    if (next === null) stats.stopped++;
+  }
+}
+
+/** One row per (change, store fulfilment); rows already queued are skipped by their unique key. */
+async function queueStoreEvents(
+  deps: PollDeps,
+  tracker: Claimed,
+  changes: StatusChange[],
+  estimatedDelivery: string | null,
+): Promise<number> {
+  const fulfillmentIds = [...new Set(tracker.lines.map((l) => l.fulfillmentId))];
+  if (fulfillmentIds.length === 0) return 0;
+  const now = new Date();
+  const estimate = estimatedDelivery ? parseEstimate(estimatedDelivery) : null;
+  const rows = fulfillmentIds.flatMap((fulfillmentId) =>
+    changes.map((c) => ({
+      id: randomUUID(),
+      shopId: tracker.shopId,
+      trackerId: tracker.id,
+      fulfillmentId,
+      status: c.status,
+      happenedAt: c.happenedAt,
+      message: c.message.slice(0, 500) || null,
+      city: c.city,
+      province: c.province,
+      country: c.country,
+      zip: c.zip,
+      estimatedDeliveryAt: estimate,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+  const written = await insertRows(
+    deps.prisma,
+    providerOf(deps.prisma),
+    'StoreFulfillmentEvent',
+    storeEventColumns,
+    rows,
+    {
+      skipConflictsOn: ['trackerId', 'fulfillmentId', 'status', 'happenedAt'],
+    },
+  );
+  return written.length;
+}
+
+function parseEstimate(text: string): Date | null {
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text.replace(' ', 'T'));
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+const storeEventColumns = {
+  id: 'text',
+  shopId: 'text',
+  trackerId: 'text',
+  fulfillmentId: 'text',
+  status: 'text',
+  happenedAt: 'timestamp',
+  message: 'text',
+  city: 'text',
+  province: 'text',
+  country: 'text',
+  zip: 'text',
+  estimatedDeliveryAt: 'timestamp',
+  nextAttemptAt: 'timestamp',
+  createdAt: 'timestamp',
+  updatedAt: 'timestamp',
+} as const;
+
+async function failed(
+  deps: PollDeps,
+  token: string,
+  tracker: Tracker,
+  now: Date,
+  reason: string,
+): Promise<void> {
+  await deps.prisma.tracker.updateMany({
+    where: { id: tracker.id, pollLeaseOwner: token },
+    data: {
+      pollFailures: { increment: 1 },
+      nextPollAt: new Date(now.getTime() + pollFailureBackoffMs(tracker.pollFailures)),
+      statusCheckedAt: now,
+      pollLeaseOwner: null,
+      pollLeaseExpiresAt: null,
+    },
+  });
+  deps.logger.debug({ trackerId: tracker.id, reason }, 'status poll postponed');
+}
+
+async function release(deps: PollDeps, token: string, trackerId: string, _now: Date): Promise<void> {
+  await deps.prisma.tracker.updateMany({
+    where: { id: trackerId, pollLeaseOwner: token },
+    data: { pollLeaseOwner: null, pollLeaseExpiresAt: null },
+  });
+}

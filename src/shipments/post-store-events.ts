@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseClient } from '../db/client.js';
+import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * Writes queued status changes (StoreFulfillmentEvent rows) to the store as fulfilment events, once each.
+ *
+ * The store's mutation has no idempotency key, so "once" rests on a write-ahead mark, as tracker creates
+ * do: before the mutation is sent the row becomes `sending`; a row found `sending` later (a crash, a
+ * timeout: the store may have written it) is first looked up among the fulfilment's events, and only sent
+ * again when it is not there.
+ */
+
+export interface StoreEventInput {
+  fulfillmentId: string;
+  status: string;
+  happenedAt: Date;
+  message: string | null;
+  city: string | null;
+  province: string | null;
+  country: string | null;
+  zip: string | null;
+  estimatedDeliveryAt: Date | null;
+}
+
+export type StoreCallResult<T> =
+  | { ok: true; value: T }
+  /**
+   * retry: throttled, unreachable, 5xx (the outcome may be unknown); rejected: the store refused the input
+   * (userErrors, unknown fulfilment); access: no offline session or a missing scope (reinstall needed).
+   */
+  | { ok: false; kind: 'retry' | 'rejected' | 'access'; message: string };
+
+/** The store's side, as a port: src/shopify/fulfillment-events.ts implements it over Admin GraphQL. */
+export interface StoreEventsApi {
+  create(shopDomain: string, input: StoreEventInput): Promise<StoreCallResult<{ id: string }>>;
+  /** Whether the fulfilment already has an event of this status at this time. */
+  exists(shopDomain: string, input: StoreEventInput): Promise<StoreCallResult<boolean>>;
+}
+
+export interface PostDeps {
+  prisma: DatabaseClient;
+  api: StoreEventsApi;
+  logger: Logger;
+  owner: string;
+  leaseMs?: number;
+  maxAttempts?: number;
+  now?: () => Date;
+}
+
+export interface PostStats {
+  claimed: number;
+  sent: number;
+  alreadyThere: number;
+  retried: number;
+  failed: number;
+  skipped: number;
+}
+
+const backoffMs = (attempts: number) => Math.min(6 * 3_600_000, 30_000 * 2 ** Math.min(attempts, 12));
+
+export async function postStoreEvents(deps: PostDeps, limit: number): Promise<PostStats> {
+  const stats: PostStats = { claimed: 0, sent: 0, alreadyThere: 0, retried: 0, failed: 0, skipped: 0 };
+  const now = (deps.now ?? (() => new Date()))();
+  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
+  const candidates = await deps.prisma.storeFulfillmentEvent.findMany({
+    where: { state: { in: ['pending', 'sending'] }, nextAttemptAt: { lte: now }, OR: leaseFree },
+    // Oldest event first, so a fulfilment's timeline is written in order.
+    orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
+    take: limit,
+    select: { id: true },
+  });
+  if (candidates.length === 0) return stats;
+  const token = `${deps.owner}:${randomUUID()}`;
+  await deps.prisma.storeFulfillmentEvent.updateMany({
+    where: { id: { in: candidates.map((c) => c.id) }, state: { in: ['pending', 'sending'] }, OR: leaseFree },
+    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
+  });
+  const rows = await deps.prisma.storeFulfillmentEvent.findMany({
+    where: { leaseOwner: token },
+    orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
+  });
+  stats.claimed = rows.length;
+  const shops = new Map(
+    (
+      await deps.prisma.shop.findMany({
+        where: { id: { in: [...new Set(rows.map((r) => r.shopId))] } },
+        select: { id: true, domain: true, postFulfillmentEvents: true, uninstalledAt: true },
+      })
+    ).map((s) => [s.id, s]),
+  );
+  // One store at a time per fulfilment, in order; stores are written one after another (their rate limits
+  // are per store, and this keeps a pass's calls to any one store sequential).
+  for (const row of rows) {
+    const shop = shops.get(row.shopId);
+    if (!shop || !shop.postFulfillmentEvents || shop.uninstalledAt) {
+      await finish(deps, token, row.id, {
+        state: 'skipped',
+        error:
+          !shop || shop.uninstalledAt
+            ? 'the app is not installed in this store'
+            : 'writing to the store is turned off',
+      });
+      stats.skipped++;
+      continue;
+    }
+    await postOne(deps, token, row, shop.domain, stats);
+  }
+  return stats;
+}
+
+async function postOne(
+  deps: PostDeps,
+  token: string,
+  row: StoreFulfillmentEvent,
+  shopDomain: string,
+  stats: PostStats,
+): Promise<void> {
+  const input: StoreEventInput = {
+    fulfillmentId: row.fulfillmentId,
+    status: row.status,
+    happenedAt: row.happenedAt,
+    message: row.message,
+    city: row.city,
+    province: row.province,
+    country: row.country,
+    zip: row.zip,
+    estimatedDeliveryAt: row.estimatedDeliveryAt,
+  };
+  if (row.state === 'sending') {
+    const found = await deps.api.exists(shopDomain, input);
+    if (!found.ok) return failure(deps, token, row, found, stats);
+    if (found.value) {
+      await finish(deps, token, row.id, { state: 'sent', error: null });
+      stats.alreadyThere++;
+      return;
+    }
+  }
+  // Write-ahead: from here on the store may hold the event even if we never hear back.
+  const { count } = await deps.prisma.storeFulfillmentEvent.updateMany({
+    where: { id: row.id, leaseOwner: token },
+    data: { state: 'sending' },
+  });
+  if (count !== 1) return;
+  const created = await deps.api.create(shopDomain, input);
+  if (!created.ok) return failure(deps, token, { ...row, state: 'sending' }, created, stats);
+  await finish(deps, token, row.id, { state: 'sent', storeEventId: created.value.id, error: null });
+  stats.sent++;
+}
+
+async function failure(
+  deps: PostDeps,
+  token: string,
+  row: StoreFulfillmentEvent,
+  result: { kind: 'retry' | 'rejected' | 'access'; message: string },
+  stats: PostStats,
+): Promise<void> {
+  const attempts = row.attempts + 1;
+  const now = (deps.now ?? (() => new Date()))();
+  if (result.kind === 'rejected' || (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? 12))) {
+    await finish(deps, token, row.id, { state: 'failed', error: result.message.slice(0, 500), attempts });
+    stats.failed++;
+    deps.logger.warn(
+      { storeEventId: row.id, reason: result.kind },
+      'fulfilment event not written to the store',
+    );
+    return;
+  }
+  // Retry (and no access: waits for a reinstall, checked again every few hours). A row that was `sending`
+  // stays so: the next attempt looks before it writes.
+  await finish(deps, token, row.id, {
+    state: row.state === 'sending' ? 'sending' : 'pending',
+    error: result.message.slice(0, 500),
+    attempts,
+    nextAttemptAt: new Date(now.getTime() + (result.kind === 'access' ? 6 * 3_600_000 : backoffMs(attempts))),
+  });
+  stats.retried++;
+}
+
+async function finish(
+  deps: PostDeps,
+  token: string,
+  id: string,
+  data: Partial<
+    Pick<StoreFulfillmentEvent, 'state' | 'error' | 'attempts' | 'nextAttemptAt' | 'storeEventId'>
+  >,
+): Promise<void> {
+  await deps.prisma.storeFulfillmentEvent.updateMany({
+    where: { id, leaseOwner: token },
+    data: { ...data, leaseOwner: null, leaseExpiresAt: null },
+  });
+}

@@ -1,0 +1,295 @@
+import type { Shipment, TrackingEvent, TrackingLocation } from '../tracking/types.js';
+
+/**
+ * What a shipment's status means for tracksync: how often to read it again, whether it is over, whether
+ * the merchant should look at it, and which of the store platform's fulfilment event statuses it is.
+ *
+ * The service names only pre_transit, in_transit and delivered (status_detail adds label_created,
+ * picked_up, arrived_at_facility, out_for_delivery, ...) and says its list is not complete; the other
+ * spellings below are the usual ones of tracking services and are matched leniently (case, spaces,
+ * hyphens). Anything unrecognised is treated as "still moving": polled, never written to the store.
+ */
+
+/** The platform's FulfillmentEventStatus values tracksync writes. */
+export type PlatformEventStatus =
+  | 'LABEL_PRINTED'
+  | 'CARRIER_PICKED_UP'
+  | 'IN_TRANSIT'
+  | 'OUT_FOR_DELIVERY'
+  | 'ATTEMPTED_DELIVERY'
+  | 'READY_FOR_PICKUP'
+  | 'DELAYED'
+  | 'DELIVERED'
+  | 'FAILURE';
+
+export function normaliseStatus(value: string | null | undefined): string {
+  return (value ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+/** Final: the parcel's story is over, polling stops. */
+const finalStatuses = new Set([
+  'delivered',
+  'returned',
+  'return_to_sender',
+  'expired',
+  'cancelled',
+  'canceled',
+]);
+
+/** Needs the merchant's attention. */
+const exceptionStatuses = new Set([
+  'failure',
+  'failed',
+  'exception',
+  'error',
+  'return_to_sender',
+  'returned',
+  'attempt_fail',
+  'failed_attempt',
+  'delayed',
+  'expired',
+  'undeliverable',
+]);
+
+export function isFinalStatus(status: string | null | undefined): boolean {
+  return finalStatuses.has(normaliseStatus(status));
+}
+
+export function isExceptionStatus(status: string | null | undefined): boolean {
+  return exceptionStatuses.has(normaliseStatus(status));
+}
+
+/**
+ * The platform status of one event, from its status_detail first (more precise), then its status; null
+ * when the platform has no counterpart (pending, unknown, cancelled, expired, returned: see README).
+ */
+export function platformStatusFor(
+  event: Pick<TrackingEvent, 'status' | 'statusDetail'>,
+): PlatformEventStatus | null {
+  const detail = normaliseStatus(event.statusDetail);
+  const byDetail: Record<string, PlatformEventStatus> = {
+    label_created: 'LABEL_PRINTED',
+    label_printed: 'LABEL_PRINTED',
+    picked_up: 'CARRIER_PICKED_UP',
+    out_for_delivery: 'OUT_FOR_DELIVERY',
+    attempt_fail: 'ATTEMPTED_DELIVERY',
+    failed_attempt: 'ATTEMPTED_DELIVERY',
+    delivery_attempted: 'ATTEMPTED_DELIVERY',
+    available_for_pickup: 'READY_FOR_PICKUP',
+    ready_for_pickup: 'READY_FOR_PICKUP',
+    delayed: 'DELAYED',
+    weather_delay: 'DELAYED',
+    delivered: 'DELIVERED',
+    return_to_sender: 'FAILURE',
+    failure: 'FAILURE',
+  };
+  if (detail && byDetail[detail]) return byDetail[detail];
+  const byStatus: Record<string, PlatformEventStatus> = {
+    pre_transit: 'LABEL_PRINTED',
+    info_received: 'LABEL_PRINTED',
+    in_transit: 'IN_TRANSIT',
+    transit: 'IN_TRANSIT',
+    out_for_delivery: 'OUT_FOR_DELIVERY',
+    available_for_pickup: 'READY_FOR_PICKUP',
+    attempt_fail: 'ATTEMPTED_DELIVERY',
+    delayed: 'DELAYED',
+    exception: 'DELAYED',
+    delivered: 'DELIVERED',
+    failure: 'FAILURE',
+    failed: 'FAILURE',
+    return_to_sender: 'FAILURE',
+    undeliverable: 'FAILURE',
+  };
+  return byStatus[normaliseStatus(event.status)] ?? null;
+}
+
+export interface StoredEvent {
+  at: string | null;
+  status: string;
+  statusDetail: string | null;
+  message: string;
+  location: string | null;
+}
+
+export interface ShipmentStatus {
+  status: string;
+  statusDetail: string | null;
+  estimatedDelivery: string | null;
+  lastEventAt: Date | null;
+  lastEventMessage: string | null;
+  lastEventLocation: string | null;
+  events: StoredEvent[];
+}
+
+/** At most this many events are kept per tracker (the newest). */
+export const maxStoredEvents = 100;
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` (also with a T, a zone or fractions) → Date. The service does not state the zone
+ * of its times: a time without one is read as UTC, and said so in the README.
+ */
+export function parseServiceTime(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const text = value.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+    text,
+  );
+  if (!m) {
+    const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    if (!dateOnly) return null;
+    const d = new Date(`${text}T00:00:00Z`);
+    return Number.isNaN(d.getTime()) ? null : d;
+  }
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  const offset =
+    !zone || zone.toUpperCase() === 'Z'
+      ? 'Z'
+      : zone.includes(':')
+        ? zone
+        : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${offset}`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+export function describeLocation(location: TrackingLocation | null): string | null {
+  if (!location) return null;
+  const parts = [location.city, location.state, location.country].filter(
+    (p): p is string => !!p && p.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/** The status to store from a shipment as the service returned it. */
+export function statusFromShipment(shipment: Shipment): ShipmentStatus {
+  const events = shipment.events.map((e) => ({
+    at: parseServiceTime(e.datetime)?.toISOString() ?? null,
+    status: normaliseStatus(e.status) || 'unknown',
+    statusDetail: e.statusDetail ? normaliseStatus(e.statusDetail) : null,
+    message: e.message,
+    location: describeLocation(e.location),
+  }));
+  const latest = latestEvent(shipment.events);
+  return {
+    status: normaliseStatus(shipment.status) || 'unknown',
+    statusDetail: latest?.statusDetail ? normaliseStatus(latest.statusDetail) : null,
+    estimatedDelivery: shipment.estimatedDeliveryDate?.trim() || null,
+    lastEventAt:
+      parseServiceTime(shipment.lastEventTime) ?? (latest ? parseServiceTime(latest.datetime) : null),
+    lastEventMessage: latest?.message ?? null,
+    lastEventLocation: latest ? describeLocation(latest.location) : null,
+    events: events.slice(-maxStoredEvents),
+  };
+}
+
+/** The newest event by time (the service lists oldest first, but a list out of order is not trusted). */
+function latestEvent(events: readonly TrackingEvent[]): TrackingEvent | null {
+  let best: TrackingEvent | null = null;
+  let bestAt = -Infinity;
+  for (const e of events) {
+    const at = parseServiceTime(e.datetime)?.getTime() ?? -Infinity;
+    if (best === null || at >= bestAt) {
+      best = e;
+      bestAt = at;
+    }
+  }
+  return best;
+}
+
+export interface StatusChange {
+  status: PlatformEventStatus;
+  happenedAt: Date;
+  message: string;
+  city: string | null;
+  province: string | null;
+  country: string | null;
+  zip: string | null;
+}
+
+/**
+ * The platform status changes in an event history, oldest first: an event is a change when its platform
+ * status differs from the one before it (two in-transit scans in a row are one change). Events with no
+ * counterpart or no readable time are skipped. Re-deriving from the whole history gives the same list every
+ * time, which is what makes writing them back idempotent.
+ */
+export function statusChanges(events: readonly TrackingEvent[]): StatusChange[] {
+  const timed = events
+    .map((event, index) => ({ event, index, at: parseServiceTime(event.datetime) }))
+    .filter((e): e is { event: TrackingEvent; index: number; at: Date } => e.at !== null)
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || a.index - b.index);
+  const changes: StatusChange[] = [];
+  let previous: PlatformEventStatus | null = null;
+  for (const { event, at } of timed) {
+    const status = platformStatusFor(event);
+    if (!status || status === previous) continue;
+    previous = status;
+    changes.push({
+      status,
+      happenedAt: at,
+      message: event.message,
+      city: event.location?.city || null,
+      province: event.location?.state || null,
+      country: event.location?.country || null,
+      zip: event.location?.zip || null,
+    });
+  }
+  return changes;
+}
+
+export interface PollPolicy {
+  /** First read after the tracker is created at the service. */
+  firstPollMs: number;
+  /** Pending / label created: the carrier has not moved it yet. */
+  preTransitMs: number;
+  /** Moving: in transit, out for delivery, exceptions. */
+  movingMs: number;
+  /** Out for delivery: the next change is near. */
+  outForDeliveryMs: number;
+  /** No new event for `stalledAfterMs`: read less often. */
+  stalledMs: number;
+  stalledAfterMs: number;
+  /** Stop polling a shipment this long after its tracker was created, whatever its state. */
+  giveUpAfterMs: number;
+  /** ± this fraction of random spread, so a burst of trackers is not read in a burst. */
+  jitter: number;
+}
+
+const hour = 3_600_000;
+
+export const defaultPollPolicy: PollPolicy = {
+  firstPollMs: 15 * 60_000,
+  preTransitMs: 6 * hour,
+  movingMs: 3 * hour,
+  outForDeliveryMs: 1 * hour,
+  stalledMs: 12 * hour,
+  stalledAfterMs: 3 * 24 * hour,
+  giveUpAfterMs: 90 * 24 * hour,
+  jitter: 0.2,
+};
+
+/**
+ * When to read a shipment again, or null to stop: at a final status, or once it is older than
+ * `giveUpAfterMs`. Frequent while pending or moving, hourly when out for delivery, rarer when stalled.
+ */
+export function nextPollAt(
+  status: Pick<ShipmentStatus, 'status' | 'statusDetail' | 'lastEventAt'>,
+  trackerCreatedAt: Date,
+  now: Date,
+  policy: PollPolicy = defaultPollPolicy,
+  random: () => number = Math.random,
+): Date | null {
+  if (isFinalStatus(status.status)) return null;
+  if (now.getTime() - trackerCreatedAt.getTime() >= policy.giveUpAfterMs) return null;
+  const s = normaliseStatus(status.status);
+  const detail = normaliseStatus(status.statusDetail);
+  let base: number;
+  if (s === 'out_for_delivery' || detail === 'out_for_delivery') base = policy.outForDeliveryMs;
+  else if (s === 'pending' || s === 'pre_transit' || s === 'unknown' || s === '') base = policy.preTransitMs;
+  else base = policy.movingMs;
+  const quietFor = status.lastEventAt ? now.getTime() - status.lastEventAt.getTime() : 0;
+  if (quietFor >= policy.stalledAfterMs) base = Math.max(base, policy.stalledMs);
+  const spread = base * policy.jitter * (random() * 2 - 1);
+  return new Date(now.getTime() + Math.max(1_000, Math.round(base + spread)));
+}
