@@ -10,6 +10,7 @@ import { demoAccount } from '../emulator/state.js';
 import { createLogger } from '../logger.js';
 import { connectShop } from '../shops/connect-shop.js';
 import { devShopDomain } from './dev-tools.js';
+import { defaultPollPolicy, scalePollPolicy } from '../shipments/status.js';
 import { type Runtime, startRuntime } from './runtime.js';
 
 async function main(): Promise<void> {
@@ -59,7 +60,15 @@ async function main(): Promise<void> {
       });
       config.trackingApiBaseUrl = emulator.baseUrl;
     }
-    runtime = await startRuntime(config, { logger });
+    // With the local emulator's clock running fast, statuses are read as often in its time as they would
+    // be in real time, so the page shows parcels moving.
+    const speed = dev.trackingApiBaseUrl ? 1 : dev.emulator.clockSpeed;
+    const pollPolicy = scalePollPolicy(defaultPollPolicy, 1 / speed);
+    runtime = await startRuntime(config, {
+      logger,
+      pollPolicy,
+      reconciler: { firstPollMs: pollPolicy.firstPollMs },
+    });
 
     const existing = await runtime.shops.findByDomain(devShopDomain);
     let shopLine: string;

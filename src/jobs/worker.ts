@@ -65,6 +65,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     shops: deps.shops,
     logger: deps.logger,
     owner: deps.owner,
+    ...(options.pollPolicy ? { firstPollMs: options.pollPolicy.firstPollMs } : {}),
     ...options.reconciler,
   };
   let stopping = false;

@@ -10,6 +10,7 @@ import type { TrackingClient } from '../tracking/client.js';
 import {
   defaultPollPolicy,
   nextPollAt,
+  parseServiceTime,
   type PollPolicy,
   type StatusChange,
   statusChanges,
@@ -141,9 +142,11 @@ async function claimDue(deps: PollDeps, token: string, now: Date, options: PollO
     if (ids.length >= options.limit) break;
   }
   if (ids.length === 0) return [];
-  // Conditional on the lease being free: two workers never poll the same tracker in one period.
+  // Conditional on the tracker still being due with its lease free (`due` holds both): two workers never
+  // poll the same tracker in one period, even when one of them picked it just before the other polled it
+  // and gave its lease back with a later nextPollAt.
   await deps.prisma.tracker.updateMany({
-    where: { id: { in: ids }, OR: leaseFree },
+    where: { ...due, id: { in: ids } },
     data: { pollLeaseOwner: token, pollLeaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
   });
   return deps.prisma.tracker.findMany({
@@ -203,7 +206,10 @@ async function pollOne(
   const status = statusFromShipment(result.value);
   const changes = statusChanges(result.value.events);
   if (tracker.shop.postFulfillmentEvents && changes.length > 0) {
-    stats.eventsQueued += await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery);
+    // Not `stats.eventsQueued += await ...`: that reads the count before the await, and the other
+    // concurrent runs' additions made meanwhile would be lost.
+    const queued = await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery);
+    stats.eventsQueued += queued;
   }
   const next = nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
   const { count } = await deps.prisma.tracker.updateMany({
@@ -240,7 +246,8 @@ async function queueStoreEvents(
   const fulfillmentIds = [...new Set(tracker.lines.map((l) => l.fulfillmentId))];
   if (fulfillmentIds.length === 0) return 0;
   const now = new Date();
-  const estimate = estimatedDelivery ? parseEstimate(estimatedDelivery) : null;
+  // Like every service time: a date, or a date and time with no zone, is read as UTC.
+  const estimate = parseServiceTime(estimatedDelivery);
   const rows = fulfillmentIds.flatMap((fulfillmentId) =>
     changes.map((c) => ({
       id: randomUUID(),
@@ -271,11 +278,6 @@ async function queueStoreEvents(
     },
   );
   return written.length;
-}
-
-function parseEstimate(text: string): Date | null {
-  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text.replace(' ', 'T'));
-  return Number.isNaN(date.getTime()) ? null : date;
 }
 
 const storeEventColumns = {

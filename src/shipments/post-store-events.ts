@@ -56,12 +56,22 @@ export interface PostStats {
   retried: number;
   failed: number;
   skipped: number;
+  /** Left for a later pass: an older event of the same fulfilment is still waiting. */
+  held: number;
 }
 
 const backoffMs = (attempts: number) => Math.min(6 * 3_600_000, 30_000 * 2 ** Math.min(attempts, 12));
 
 export async function postStoreEvents(deps: PostDeps, limit: number): Promise<PostStats> {
-  const stats: PostStats = { claimed: 0, sent: 0, alreadyThere: 0, retried: 0, failed: 0, skipped: 0 };
+  const stats: PostStats = {
+    claimed: 0,
+    sent: 0,
+    alreadyThere: 0,
+    retried: 0,
+    failed: 0,
+    skipped: 0,
+    held: 0,
+  };
   const now = (deps.now ?? (() => new Date()))();
   const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
   const candidates = await deps.prisma.storeFulfillmentEvent.findMany({
@@ -74,7 +84,13 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
   if (candidates.length === 0) return stats;
   const token = `${deps.owner}:${randomUUID()}`;
   await deps.prisma.storeFulfillmentEvent.updateMany({
-    where: { id: { in: candidates.map((c) => c.id) }, state: { in: ['pending', 'sending'] }, OR: leaseFree },
+    // Still due and lease-free: a row another worker just tried (and put off) is not tried again at once.
+    where: {
+      id: { in: candidates.map((c) => c.id) },
+      state: { in: ['pending', 'sending'] },
+      nextAttemptAt: { lte: now },
+      OR: leaseFree,
+    },
     data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
   });
   const rows = await deps.prisma.storeFulfillmentEvent.findMany({
@@ -90,9 +106,33 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
       })
     ).map((s) => [s.id, s]),
   );
-  // One store at a time per fulfilment, in order; stores are written one after another (their rate limits
-  // are per store, and this keeps a pass's calls to any one store sequential).
+  // A fulfilment's timeline is written in order: while an older event of it still waits (a retry later),
+  // its newer ones wait too, or the store could show "delivered" before "picked up".
+  const claimedIds = new Set(rows.map((r) => r.id));
+  const waiting = await deps.prisma.storeFulfillmentEvent.findMany({
+    where: {
+      state: { in: ['pending', 'sending'] },
+      fulfillmentId: { in: [...new Set(rows.map((r) => r.fulfillmentId))] },
+      shopId: { in: [...new Set(rows.map((r) => r.shopId))] },
+    },
+    select: { id: true, shopId: true, fulfillmentId: true, happenedAt: true },
+  });
+  const oldestWaiting = new Map<string, number>();
+  for (const w of waiting) {
+    if (claimedIds.has(w.id)) continue;
+    const key = `${w.shopId}/${w.fulfillmentId}`;
+    oldestWaiting.set(key, Math.min(oldestWaiting.get(key) ?? Infinity, w.happenedAt.getTime()));
+  }
+  const held = new Set<string>();
+  // Stores are written one after another (their rate limits are per store).
   for (const row of rows) {
+    const key = `${row.shopId}/${row.fulfillmentId}`;
+    if (held.has(key) || (oldestWaiting.get(key) ?? Infinity) < row.happenedAt.getTime()) {
+      held.add(key);
+      await finish(deps, token, row.id, {});
+      stats.held++;
+      continue;
+    }
     const shop = shops.get(row.shopId);
     if (!shop || !shop.postFulfillmentEvents || shop.uninstalledAt) {
       await finish(deps, token, row.id, {
@@ -105,7 +145,9 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
       stats.skipped++;
       continue;
     }
+    const before = stats.retried;
     await postOne(deps, token, row, shop.domain, stats);
+    if (stats.retried > before) held.add(key);
   }
   return stats;
 }
@@ -144,7 +186,18 @@ async function postOne(
   });
   if (count !== 1) return;
   const created = await deps.api.create(shopDomain, input);
-  if (!created.ok) return failure(deps, token, { ...row, state: 'sending' }, created, stats);
+  // Only an answer that may come after the store acted (retry: 5xx, dropped, throttled) leaves the row
+  // `sending`. A refusal (no offline session: nothing was sent; access denied; rejected) proves the store
+  // holds no such event, so the row goes back to `pending` and is not looked up before its next attempt.
+  if (!created.ok) {
+    return failure(
+      deps,
+      token,
+      { ...row, state: created.kind === 'retry' ? 'sending' : 'pending' },
+      created,
+      stats,
+    );
+  }
   await finish(deps, token, row.id, { state: 'sent', storeEventId: created.value.id, error: null });
   stats.sent++;
 }

@@ -139,11 +139,13 @@ export function parseServiceTime(value: string | null | undefined): Date | null 
   );
   if (!m) {
     const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-    if (!dateOnly) return null;
+    if (!dateOnly || !isCalendarDate(dateOnly[1]!, dateOnly[2]!, dateOnly[3]!)) return null;
     const d = new Date(`${text}T00:00:00Z`);
     return Number.isNaN(d.getTime()) ? null : d;
   }
   const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  // `new Date` rolls an impossible day over (2026-02-30 → 2026-03-02): such a time is garbage, not a date.
+  if (!isCalendarDate(y!, mo!, d!)) return null;
   const offset =
     !zone || zone.toUpperCase() === 'Z'
       ? 'Z'
@@ -152,6 +154,15 @@ export function parseServiceTime(value: string | null | undefined): Date | null 
         : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${offset}`);
   return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function isCalendarDate(year: string, month: string, day: string): boolean {
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const date = new Date(Date.UTC(2000, m - 1, d));
+  date.setUTCFullYear(y);
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 export function describeLocation(location: TrackingLocation | null): string | null {
@@ -292,4 +303,19 @@ export function nextPollAt(
   if (quietFor >= policy.stalledAfterMs) base = Math.max(base, policy.stalledMs);
   const spread = base * policy.jitter * (random() * 2 - 1);
   return new Date(now.getTime() + Math.max(1_000, Math.round(base + spread)));
+}
+
+/** The policy with every interval multiplied by `factor` (the dev server runs the emulator's clock fast). */
+export function scalePollPolicy(policy: PollPolicy, factor: number): PollPolicy {
+  const scale = (ms: number) => Math.max(1_000, Math.round(ms * factor));
+  return {
+    firstPollMs: scale(policy.firstPollMs),
+    preTransitMs: scale(policy.preTransitMs),
+    movingMs: scale(policy.movingMs),
+    outForDeliveryMs: scale(policy.outForDeliveryMs),
+    stalledMs: scale(policy.stalledMs),
+    stalledAfterMs: scale(policy.stalledAfterMs),
+    giveUpAfterMs: scale(policy.giveUpAfterMs),
+    jitter: policy.jitter,
+  };
 }
