@@ -17,6 +17,12 @@ export interface ShopSettings {
   createOnFulfillment: boolean;
   deleteOnCancel: boolean;
   orderIdSource: 'id' | 'name';
+  /** Write the service's status changes to the store's order timeline as fulfilment events. */
+  postFulfillmentEvents: boolean;
+  /** Show an order as delivered in the app once every tracker of it is delivered. */
+  showOrderDelivered: boolean;
+  /** A shipment with no new event for this many days (1 to 90) is listed as late. */
+  staleAfterDays: number;
 }
 
 /** A shop as shown to operators and the page: never the key itself, only whether one is stored. */
@@ -42,6 +48,9 @@ export function viewOf(shop: Shop): ShopView {
       createOnFulfillment: shop.createOnFulfillment,
       deleteOnCancel: shop.deleteOnCancel,
       orderIdSource: shop.orderIdSource === 'name' ? 'name' : 'id',
+      postFulfillmentEvents: shop.postFulfillmentEvents,
+      showOrderDelivered: shop.showOrderDelivered,
+      staleAfterDays: shop.staleAfterDays,
     },
     trackersBalance: shop.trackersBalance,
     userPlan: shop.userPlan,

@@ -116,6 +116,19 @@ export interface TrackerOverrides {
   nextAttemptAt?: Date;
   leaseOwner?: string | null;
   leaseExpiresAt?: Date | null;
+  syncedAt?: Date | null;
+  createdAt?: Date;
+  /** The status read back from the service (src/shipments), as the poller stores it. */
+  status?: string | null;
+  statusDetail?: string | null;
+  estimatedDelivery?: string | null;
+  lastEventAt?: Date | null;
+  lastEventMessage?: string | null;
+  lastEventLocation?: string | null;
+  /** JSON text: an array of {at, status, statusDetail, message, location}. */
+  events?: string | null;
+  statusCheckedAt?: Date | null;
+  nextPollAt?: Date | null;
 }
 
 /** A tracker row written directly (what desired-state would make), pending by default. */

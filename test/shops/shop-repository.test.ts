@@ -181,12 +181,23 @@ describe('recordAccount and settings', () => {
       createOnFulfillment: true,
       deleteOnCancel: true,
       orderIdSource: 'id',
+      postFulfillmentEvents: true,
+      showOrderDelivered: true,
+      staleAfterDays: 5,
     });
-    const updated = await shops.updateSettings(shop.id, { orderIdSource: 'name', deleteOnCancel: false });
+    const updated = await shops.updateSettings(shop.id, {
+      orderIdSource: 'name',
+      deleteOnCancel: false,
+      staleAfterDays: 9,
+      showOrderDelivered: false,
+    });
     expect(viewOf(updated).settings).toEqual({
       createOnFulfillment: true,
       deleteOnCancel: false,
       orderIdSource: 'name',
+      postFulfillmentEvents: true,
+      showOrderDelivered: false,
+      staleAfterDays: 9,
     });
   });
 

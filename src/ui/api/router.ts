@@ -5,6 +5,7 @@ import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
+import { attentionQuery, listAttention } from './attention.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
@@ -100,6 +101,13 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const query = parseInput(shipmentsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
     res.json(await listShipments(deps, shopOf(res), query.value));
+  });
+
+  // Before /shipments/:trackerId, which would take "attention" for an id.
+  router.get('/shipments/attention', async (req, res) => {
+    const query = parseInput(attentionQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listAttention(deps, shopOf(res), query.value));
   });
 
   router.get('/shipments/:trackerId', async (req, res) => {

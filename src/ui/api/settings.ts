@@ -1,16 +1,39 @@
 import { z } from 'zod';
-import type { ShopRepository, ShopSettings } from '../../shops/shop-repository.js';
+import { type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
+
+export const STALE_AFTER_DAYS_MIN = 1;
+export const STALE_AFTER_DAYS_MAX = 90;
+
+const staleAfterDaysMessage = `staleAfterDays must be a whole number of days from ${STALE_AFTER_DAYS_MIN} to ${STALE_AFTER_DAYS_MAX}`;
+const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
 
 export const settingsBody = z
   .object({
-    createOnFulfillment: z.boolean(),
-    deleteOnCancel: z.boolean(),
-    orderIdSource: z.enum(['id', 'name']),
+    createOnFulfillment: onOff('createOnFulfillment'),
+    deleteOnCancel: onOff('deleteOnCancel'),
+    orderIdSource: z.enum(['id', 'name'], { error: 'orderIdSource must be "id" or "name"' }),
+    postFulfillmentEvents: onOff('postFulfillmentEvents'),
+    showOrderDelivered: onOff('showOrderDelivered'),
+    // One issue, whichever check fails first (a refused value is refused for one reason).
+    staleAfterDays: z
+      .number({ error: staleAfterDaysMessage })
+      .int({ error: staleAfterDaysMessage, abort: true })
+      .min(STALE_AFTER_DAYS_MIN, { error: staleAfterDaysMessage, abort: true })
+      .max(STALE_AFTER_DAYS_MAX, { error: staleAfterDaysMessage }),
   })
   .partial()
   .strict();
 export type SettingsBody = z.output<typeof settingsBody>;
+
+const settingKeys = [
+  'createOnFulfillment',
+  'deleteOnCancel',
+  'orderIdSource',
+  'postFulfillmentEvents',
+  'showOrderDelivered',
+  'staleAfterDays',
+] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;
 
 /** Changes any of the shop's settings; the others stay as they are. */
 export async function updateShopSettings(
@@ -20,15 +43,9 @@ export async function updateShopSettings(
 ): Promise<{ settings: ShopSettings }> {
   const shop = await currentShop(deps.shops, domain);
   const changes: Partial<ShopSettings> = {};
-  if (body.createOnFulfillment !== undefined) changes.createOnFulfillment = body.createOnFulfillment;
-  if (body.deleteOnCancel !== undefined) changes.deleteOnCancel = body.deleteOnCancel;
-  if (body.orderIdSource !== undefined) changes.orderIdSource = body.orderIdSource;
+  for (const key of settingKeys) {
+    if (body[key] !== undefined) Object.assign(changes, { [key]: body[key] });
+  }
   const updated = Object.keys(changes).length > 0 ? await deps.shops.updateSettings(shop.id, changes) : shop;
-  return {
-    settings: {
-      createOnFulfillment: updated.createOnFulfillment,
-      deleteOnCancel: updated.deleteOnCancel,
-      orderIdSource: updated.orderIdSource === 'name' ? 'name' : 'id',
-    },
-  };
+  return { settings: viewOf(updated).settings };
 }

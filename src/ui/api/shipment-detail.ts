@@ -1,15 +1,18 @@
 import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
+import type { StoredEvent } from '../../shipments/status.js';
 import type { TrackingEvent, TrackingLocation } from '../../tracking/types.js';
 import { currentShop } from './current-shop.js';
-import type { ShipmentRow } from './shipments.js';
-import { trackerStateOf } from './tracker-state.js';
+import { type StatusView, statusView, storedEventsOf } from './shipment-status.js';
+import { type ShipmentRow, shipmentRowOf } from './shipments.js';
 
 export interface ShipmentDetail {
   tracker: ShipmentRow & { id: string; provider: string; orderId: string; orderName: string | null };
   shipment: {
     status: string;
+    /** The live status in words (as the list shows stored ones). */
+    statusView: StatusView | null;
     estimatedDeliveryDate: string | null;
     lastEventTime: string | null;
     shippingService: string | null;
@@ -22,7 +25,38 @@ export interface ShipmentDetail {
     }>;
   } | null;
   error: { reason: string; message: string } | null;
+  /**
+   * What tracksync last read from the service and stored (null when it never read it): the page shows it
+   * when the live read fails, and it is what the store's timeline was written from.
+   */
+  stored: {
+    status: StatusView | null;
+    estimatedDelivery: string | null;
+    lastEventAt: string | null;
+    lastEventMessage: string | null;
+    lastEventLocation: string | null;
+    checkedAt: string | null;
+    /** Oldest first, as stored. */
+    events: StoredEvent[];
+  } | null;
+  /** The status changes written (or to be written) to the store's order timeline, newest first. */
+  storeEvents: Array<{
+    id: string;
+    fulfillmentId: string;
+    /** The platform's fulfilment event status (IN_TRANSIT, DELIVERED…). */
+    status: string;
+    happenedAt: string;
+    message: string | null;
+    /** pending | sending | sent | failed | skipped */
+    state: string;
+    error: string | null;
+    attempts: number;
+    updatedAt: string;
+  }>;
 }
+
+/** At most this many store events are listed with a shipment. */
+export const storeEventsShown = 50;
 
 /** `Louisville, KY, 40003, US`; null when the service gave no part of it. */
 export function locationText(location: TrackingLocation | null): string | null {
@@ -44,8 +78,10 @@ function eventOf(event: TrackingEvent) {
 }
 
 /**
- * One of the shop's trackers with its live status from the service (timeline of events). A failure of
- * the service (or a shop with no key) is reported in `error`; null when the tracker is not this shop's.
+ * One of the shop's trackers with its live status from the service (timeline of events), the status and
+ * events last stored, and the events written to the store. A failure of the service (or a shop with no
+ * key) is reported in `error`, and the stored status still answers; null when the tracker is not this
+ * shop's.
  */
 export async function getShipmentDetail(
   deps: { prisma: DatabaseClient; shops: ShopRepository; client: TrackingClient },
@@ -55,24 +91,50 @@ export async function getShipmentDetail(
   const shop = await currentShop(deps.shops, domain);
   const tracker = await deps.prisma.tracker.findFirst({ where: { id: trackerId, shopId: shop.id } });
   if (!tracker) return null;
-  const line = await deps.prisma.trackingLine.findFirst({
-    where: { trackerId: tracker.id, shopId: shop.id },
-    orderBy: [{ active: 'desc' }, { updatedAt: 'desc' }],
-  });
+  const [line, storeEvents] = await Promise.all([
+    deps.prisma.trackingLine.findFirst({
+      where: { trackerId: tracker.id, shopId: shop.id },
+      orderBy: [{ active: 'desc' }, { updatedAt: 'desc' }],
+    }),
+    deps.prisma.storeFulfillmentEvent.findMany({
+      where: { trackerId: tracker.id, shopId: shop.id },
+      orderBy: [{ happenedAt: 'desc' }, { createdAt: 'desc' }],
+      take: storeEventsShown,
+    }),
+  ]);
+  const read = tracker.status !== null || tracker.statusCheckedAt !== null || tracker.events !== null;
   const detail: ShipmentDetail = {
     tracker: {
+      ...shipmentRowOf(tracker, line?.carrierName ?? null),
       id: tracker.id,
-      trackingNumber: tracker.trackingNumber,
       provider: tracker.provider,
-      carrierName: line?.carrierName ?? null,
-      state: trackerStateOf(tracker),
-      lastError: tracker.lastError,
-      lastErrorReason: tracker.lastErrorReason,
       orderId: line?.orderId ?? tracker.orderKey,
       orderName: line?.orderName ?? null,
     },
     shipment: null,
     error: null,
+    stored: read
+      ? {
+          status: statusView(tracker.status, tracker.statusDetail),
+          estimatedDelivery: tracker.estimatedDelivery,
+          lastEventAt: tracker.lastEventAt?.toISOString() ?? null,
+          lastEventMessage: tracker.lastEventMessage,
+          lastEventLocation: tracker.lastEventLocation,
+          checkedAt: tracker.statusCheckedAt?.toISOString() ?? null,
+          events: storedEventsOf(tracker.events),
+        }
+      : null,
+    storeEvents: storeEvents.map((e) => ({
+      id: e.id,
+      fulfillmentId: e.fulfillmentId,
+      status: e.status,
+      happenedAt: e.happenedAt.toISOString(),
+      message: e.message,
+      state: e.state,
+      error: e.error,
+      attempts: e.attempts,
+      updatedAt: e.updatedAt.toISOString(),
+    })),
   };
 
   let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
@@ -103,6 +165,7 @@ export async function getShipmentDetail(
   const shipment = result.value;
   detail.shipment = {
     status: shipment.status,
+    statusView: statusView(shipment.status, shipment.events.at(-1)?.statusDetail ?? null),
     estimatedDeliveryDate: shipment.estimatedDeliveryDate,
     lastEventTime: shipment.lastEventTime,
     shippingService: shipment.shippingService,

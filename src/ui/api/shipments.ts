@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
-import type { Prisma } from '../../generated/sqlite/client.js';
+import type { Prisma, Tracker } from '../../generated/sqlite/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
+import {
+  isDelivered,
+  type LastEventView,
+  lastEventOf,
+  type StatusView,
+  statusView,
+} from './shipment-status.js';
 import { type TrackerState, trackerStateOf } from './tracker-state.js';
 
 export const ordersPerPage = 25;
@@ -22,11 +29,23 @@ export interface ShipmentRow {
   state: TrackerState;
   lastError: string | null;
   lastErrorReason: string | null;
+  /** The parcel's status as last read from the service; null until it is first read. */
+  status: StatusView | null;
+  /** The service's estimated delivery date, as given. */
+  estimatedDelivery: string | null;
+  lastEvent: LastEventView | null;
+  /** When the status was last read from the service (ISO). */
+  statusCheckedAt: string | null;
 }
 
 export interface OrderShipments {
   orderId: string;
   orderName: string | null;
+  /**
+   * Every parcel of the order still wanted is delivered (a line waiting for its carrier is not); always
+   * false when the shop turned showOrderDelivered off.
+   */
+  delivered: boolean;
   trackers: ShipmentRow[];
 }
 
@@ -35,6 +54,23 @@ export interface ShipmentsPage {
   page: number;
   pageCount: number;
   total: number;
+}
+
+/** A tracker as the list shows it: where its sync stands and what the service last said of the parcel. */
+export function shipmentRowOf(tracker: Tracker, carrierName: string | null): ShipmentRow {
+  return {
+    id: tracker.id,
+    trackingNumber: tracker.trackingNumber,
+    provider: tracker.provider,
+    carrierName,
+    state: trackerStateOf(tracker),
+    lastError: tracker.lastError,
+    lastErrorReason: tracker.lastErrorReason,
+    status: statusView(tracker.status, tracker.statusDetail),
+    estimatedDelivery: tracker.estimatedDelivery,
+    lastEvent: lastEventOf(tracker),
+    statusCheckedAt: tracker.statusCheckedAt?.toISOString() ?? null,
+  };
 }
 
 /** The lines worth showing: those still wanted, and those whose tracker exists (even if being removed). */
@@ -56,7 +92,8 @@ function searchWhere(search: string): Prisma.TrackingLineWhereInput {
 
 /**
  * The shop's shipments by order, newest order first (by its newest line), 25 orders a page: every line's
- * tracker with its state, and lines still waiting for a carrier mapping (no tracker, `waiting_carrier`).
+ * tracker with its state and last read status, and lines still waiting for a carrier mapping (no tracker,
+ * `waiting_carrier`).
  * A search matches an order id exactly, or part of an order name or tracking number; a matching order is
  * shown whole.
  */
@@ -90,8 +127,11 @@ export async function listShipments(
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
 
-  const orders = new Map<string, OrderShipments & { seen: Set<string> }>(
-    orderIds.map((orderId) => [orderId, { orderId, orderName: null, trackers: [], seen: new Set<string>() }]),
+  const orders = new Map<string, OrderShipments & { seen: Set<string>; wanted: boolean[] }>(
+    orderIds.map((orderId) => [
+      orderId,
+      { orderId, orderName: null, delivered: false, trackers: [], seen: new Set<string>(), wanted: [] },
+    ]),
   );
   for (const line of lines) {
     const order = orders.get(line.orderId);
@@ -100,30 +140,32 @@ export async function listShipments(
     const key = line.tracker ? `t:${line.tracker.id}` : `w:${line.trackingNumber}:${line.carrierKey ?? ''}`;
     if (order.seen.has(key)) continue;
     order.seen.add(key);
-    order.trackers.push(
-      line.tracker
-        ? {
-            id: line.tracker.id,
-            trackingNumber: line.tracker.trackingNumber,
-            provider: line.tracker.provider,
-            carrierName: line.carrierName,
-            state: trackerStateOf(line.tracker),
-            lastError: line.tracker.lastError,
-            lastErrorReason: line.tracker.lastErrorReason,
-          }
-        : {
-            id: null,
-            trackingNumber: line.trackingNumber,
-            provider: null,
-            carrierName: line.carrierName,
-            state: 'waiting_carrier',
-            lastError: null,
-            lastErrorReason: null,
-          },
-    );
+    if (line.tracker) {
+      // A tracker being removed (its fulfilment cancelled) is no longer one of the order's parcels.
+      if (line.tracker.desired === 'active') order.wanted.push(isDelivered(line.tracker.status));
+      order.trackers.push(shipmentRowOf(line.tracker, line.carrierName));
+    } else {
+      order.wanted.push(false);
+      order.trackers.push({
+        id: null,
+        trackingNumber: line.trackingNumber,
+        provider: null,
+        carrierName: line.carrierName,
+        state: 'waiting_carrier',
+        lastError: null,
+        lastErrorReason: null,
+        status: null,
+        estimatedDelivery: null,
+        lastEvent: null,
+        statusCheckedAt: null,
+      });
+    }
   }
   return {
-    orders: [...orders.values()].map(({ seen: _seen, ...order }) => order),
+    orders: [...orders.values()].map(({ seen: _seen, wanted, ...order }) => ({
+      ...order,
+      delivered: shop.showOrderDelivered && wanted.length > 0 && wanted.every(Boolean),
+    })),
     page: query.page,
     pageCount,
     total,

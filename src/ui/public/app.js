@@ -306,6 +306,80 @@ function stateBadge(state) {
 }
 
 /**
+ * The parcel's status as the app read it from the tracking service ({code, label, tone}).
+ * @param {any} status
+ */
+function statusBadge(status) {
+  const tone = String(status?.tone ?? 'transit').replace(/[^a-z_]/gi, '');
+  return h(
+    'span',
+    {
+      class: `badge state-${tone}`,
+      'data-status': status?.code ?? null,
+      title: status?.detail ? String(status.detail).replace(/_/g, ' ') : null,
+    },
+    status?.label || stateLabel(status?.code),
+  );
+}
+
+/** The store platform's fulfilment event statuses, in words. */
+const PLATFORM_STATUS_LABELS = /** @type {Record<string, string>} */ ({
+  LABEL_PRINTED: 'Label printed',
+  CARRIER_PICKED_UP: 'Picked up by carrier',
+  IN_TRANSIT: 'In transit',
+  OUT_FOR_DELIVERY: 'Out for delivery',
+  ATTEMPTED_DELIVERY: 'Delivery attempted',
+  READY_FOR_PICKUP: 'Ready for pickup',
+  DELAYED: 'Delayed',
+  DELIVERED: 'Delivered',
+  FAILURE: 'Failure',
+});
+
+/** @param {unknown} status */
+function platformStatusLabel(status) {
+  const key = String(status ?? '');
+  return PLATFORM_STATUS_LABELS[key] ?? stateLabel(key.toLowerCase());
+}
+
+/** Where writing one update to the store's order timeline stands. */
+const STORE_WRITE_STATES = /** @type {Record<string, {label: string, tone: string}>} */ ({
+  pending: { label: 'Waiting', tone: 'pending' },
+  sending: { label: 'Sending', tone: 'pending' },
+  sent: { label: 'Written', tone: 'delivered' },
+  failed: { label: 'Failed', tone: 'failed' },
+  skipped: { label: 'Skipped', tone: 'ended' },
+});
+
+/** @param {unknown} state */
+function storeWriteBadge(state) {
+  const known = STORE_WRITE_STATES[String(state ?? '')];
+  return h(
+    'span',
+    { class: `badge state-${known?.tone ?? 'unknown'}`, 'data-write-state': String(state ?? '') },
+    known?.label ?? stateLabel(state),
+  );
+}
+
+/**
+ * The newest event: its message, where and when.
+ * @param {any} event {at, message, location} or null
+ */
+function lastEventContent(event) {
+  if (!event || (!event.message && !event.at)) return h('span', { class: 'muted' }, 'No scan yet');
+  return h(
+    'div',
+    { class: 'last-event' },
+    event.message ? h('div', {}, event.message) : null,
+    h(
+      'div',
+      { class: 'muted' },
+      event.location ? `${event.location} · ` : '',
+      event.at ? timeElement(event.at) : 'time not given',
+    ),
+  );
+}
+
+/**
  * Runs an action with its button disabled and busy.
  * @param {HTMLElement} button @param {() => Promise<void>} action
  */
@@ -440,26 +514,80 @@ function renderSettings(settings) {
   input('delete-on-cancel').checked = Boolean(settings.deleteOnCancel);
   input('order-id-source-id').checked = settings.orderIdSource !== 'name';
   input('order-id-source-name').checked = settings.orderIdSource === 'name';
+  input('post-fulfillment-events').checked = settings.postFulfillmentEvents !== false;
+  input('show-order-delivered').checked = settings.showOrderDelivered !== false;
+  if (typeof settings.staleAfterDays === 'number') {
+    input('stale-after-days').value = String(settings.staleAfterDays);
+    byId('attention-days').textContent = String(settings.staleAfterDays);
+  }
 }
+
+/** The settings form's field for each settings key, to point at the one the app refused. */
+const SETTINGS_FIELDS = /** @type {Record<string, {id: string, name: string}>} */ ({
+  createOnFulfillment: { id: 'create-on-fulfillment', name: 'Create a tracker' },
+  deleteOnCancel: { id: 'delete-on-cancel', name: 'Delete the tracker' },
+  orderIdSource: { id: 'order-id-source-id', name: 'Order id' },
+  postFulfillmentEvents: { id: 'post-fulfillment-events', name: 'Write tracking updates' },
+  showOrderDelivered: { id: 'show-order-delivered', name: 'Show an order as delivered' },
+  staleAfterDays: { id: 'stale-after-days', name: 'Days without a new scan' },
+});
 
 /** @param {SubmitEvent} event */
 async function saveSettings(event) {
   event.preventDefault();
+  for (const { id } of Object.values(SETTINGS_FIELDS)) input(id).removeAttribute('aria-invalid');
+  const days = input('stale-after-days');
+  const staleAfterDays = Number(days.value);
+  if (
+    days.value.trim() === '' ||
+    !Number.isInteger(staleAfterDays) ||
+    staleAfterDays < 1 ||
+    staleAfterDays > 90
+  ) {
+    days.setAttribute('aria-invalid', 'true');
+    say(
+      'settings-status',
+      'Not saved: days without a new scan must be a whole number from 1 to 90.',
+      'error',
+    );
+    days.focus();
+    return;
+  }
   const body = {
     createOnFulfillment: input('create-on-fulfillment').checked,
     deleteOnCancel: input('delete-on-cancel').checked,
     orderIdSource: input('order-id-source-name').checked ? 'name' : 'id',
+    postFulfillmentEvents: input('post-fulfillment-events').checked,
+    showOrderDelivered: input('show-order-delivered').checked,
+    staleAfterDays,
   };
   say('settings-status', 'Saving…', 'busy');
+  let saved = false;
   await busy(byId('settings-save'), async () => {
     try {
       const answer = await api('PUT', '/settings', body);
       renderSettings(answer?.settings ?? body);
       say('settings-status', 'Behaviour saved.', 'success');
+      saved = true;
     } catch (error) {
-      say('settings-status', `Not saved: ${errorText(error)}`, 'error');
+      const issues = error instanceof ApiError && Array.isArray(error.body?.issues) ? error.body.issues : [];
+      /** @type {string[]} */
+      const named = [];
+      for (const issue of issues) {
+        const field = SETTINGS_FIELDS[String(issue?.field ?? '')];
+        if (!field) continue;
+        input(field.id).setAttribute('aria-invalid', 'true');
+        named.push(`${field.name}: ${issue.message ?? 'invalid'}`);
+      }
+      say('settings-status', `Not saved: ${named.length > 0 ? named.join('; ') : errorText(error)}`, 'error');
+      const first = issues
+        .map((/** @type {any} */ i) => SETTINGS_FIELDS[String(i?.field ?? '')])
+        .find(Boolean);
+      if (first) input(first.id).focus();
     }
   });
+  // The late threshold and the delivered badge change what these lists show.
+  if (saved) await Promise.all([loadAttention(), loadShipments()]);
 }
 
 /* ------------------------------------------------------------------ 3. carrier mapping */
@@ -698,13 +826,22 @@ function shipmentsTable(orders) {
   for (const order of orders) {
     const trackers = Array.isArray(order.trackers) ? order.trackers : [];
     const orderLabel = order.orderName || `Order ${order.orderId}`;
+    const orderCell = (/** @type {Record<string, any>} */ attrs) =>
+      h(
+        'th',
+        attrs,
+        orderLabel,
+        order.delivered
+          ? h('span', { class: 'order-badge' }, h('span', { class: 'badge state-delivered' }, 'Delivered'))
+          : null,
+      );
     if (trackers.length === 0) {
       rows.push(
         h(
           'tr',
-          {},
-          h('th', { scope: 'row' }, orderLabel),
-          h('td', { colspan: 5, class: 'muted' }, 'No trackers.'),
+          { 'data-order': order.orderId },
+          orderCell({ scope: 'row' }),
+          h('td', { colspan: 6, class: 'muted' }, 'No trackers.'),
         ),
       );
       continue;
@@ -713,8 +850,12 @@ function shipmentsTable(orders) {
       rows.push(
         h(
           'tr',
-          { 'data-tracker': tracker.id, class: index === 0 ? 'order-start' : undefined },
-          index === 0 ? h('th', { scope: 'rowgroup', rowspan: trackers.length }, orderLabel) : null,
+          {
+            'data-tracker': tracker.id,
+            'data-order': order.orderId,
+            class: index === 0 ? 'order-start' : undefined,
+          },
+          index === 0 ? orderCell({ scope: 'rowgroup', rowspan: trackers.length }) : null,
           h('td', {}, h('code', {}, tracker.trackingNumber)),
           h(
             'td',
@@ -724,35 +865,25 @@ function shipmentsTable(orders) {
               ? h('span', { class: 'muted' }, ` (${tracker.provider})`)
               : null,
           ),
-          h('td', {}, stateBadge(tracker.state)),
+          h('td', { class: 'status-cell' }, ...trackerStatus(tracker)),
+          h('td', {}, timeElement(tracker.estimatedDelivery)),
+          h('td', {}, lastEventContent(tracker.lastEvent)),
           h(
             'td',
             {},
-            tracker.lastError
+            tracker.id
               ? h(
-                  'span',
-                  { class: 'error-text' },
-                  tracker.lastErrorReason
-                    ? `${REASONS[tracker.lastErrorReason] ?? tracker.lastErrorReason} `
-                    : '',
-                  h('span', { class: 'muted' }, tracker.lastError),
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'small',
+                    'aria-label': `Timeline of ${tracker.trackingNumber}`,
+                    onclick: (/** @type {Event} */ event) =>
+                      void openTimeline(tracker, /** @type {HTMLElement} */ (event.currentTarget)),
+                  },
+                  'Timeline',
                 )
-              : h('span', { class: 'muted' }, 'None'),
-          ),
-          h(
-            'td',
-            {},
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'small',
-                'aria-label': `Timeline of ${tracker.trackingNumber}`,
-                onclick: (/** @type {Event} */ event) =>
-                  void openTimeline(tracker, /** @type {HTMLElement} */ (event.currentTarget)),
-              },
-              'Timeline',
-            ),
+              : null,
           ),
         ),
       );
@@ -774,14 +905,43 @@ function shipmentsTable(orders) {
           h('th', { scope: 'col' }, 'Order'),
           h('th', { scope: 'col' }, 'Tracking number'),
           h('th', { scope: 'col' }, 'Carrier'),
-          h('th', { scope: 'col' }, 'State'),
-          h('th', { scope: 'col' }, 'Last error'),
+          h('th', { scope: 'col' }, 'Status'),
+          h('th', { scope: 'col' }, 'Estimated delivery'),
+          h('th', { scope: 'col' }, 'Last event'),
           h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
         ),
       ),
       h('tbody', {}, ...rows),
     ),
   );
+}
+
+/**
+ * A tracker's status cell: the parcel's status once read (else where its tracker stands), the tracker's
+ * own state when it is not simply active, and its last error.
+ * @param {any} tracker @returns {Node[]}
+ */
+function trackerStatus(tracker) {
+  /** @type {Node[]} */
+  const parts = [];
+  if (tracker.status) {
+    parts.push(statusBadge(tracker.status));
+    if (tracker.state && tracker.state !== 'active')
+      parts.push(document.createTextNode(' '), stateBadge(tracker.state));
+  } else {
+    parts.push(stateBadge(tracker.state));
+  }
+  if (tracker.lastError) {
+    parts.push(
+      h(
+        'div',
+        { class: 'error-text' },
+        tracker.lastErrorReason ? `${REASONS[tracker.lastErrorReason] ?? tracker.lastErrorReason} ` : '',
+        h('span', { class: 'muted' }, tracker.lastError),
+      ),
+    );
+  }
+  return parts;
 }
 
 /** @type {HTMLElement | null} */
@@ -807,10 +967,15 @@ async function openTimeline(tracker, opener) {
   }
 }
 
-/** @param {any} answer @returns {HTMLElement[]} */
+/**
+ * The shipment's status and events: live from the tracking service when it answered, else as the app last
+ * stored them; then the updates written to the store's order timeline.
+ * @param {any} answer @returns {HTMLElement[]}
+ */
 function timelineContent(answer) {
   const tracker = answer?.tracker ?? {};
-  const shipment = answer?.shipment;
+  const live = answer?.shipment ?? null;
+  const stored = answer?.stored ?? null;
   /** @type {HTMLElement[]} */
   const parts = [];
   if (answer?.error) {
@@ -823,91 +988,392 @@ function timelineContent(answer) {
       ),
     );
   }
-  if (!shipment) {
-    if (!answer?.error) {
-      parts.push(empty('The tracking service has no shipment data for this tracker yet.'));
-    }
-    return parts;
+  /** @type {{when: unknown, message: string, status: string, statusDetail: string | null, location: string | null}[]} */
+  let events = [];
+  if (live) {
+    events = (Array.isArray(live.events) ? live.events : []).map((/** @type {any} */ e) => ({
+      when: e.datetime,
+      message: e.message,
+      status: e.status,
+      statusDetail: e.statusDetail,
+      location: e.location,
+    }));
+    const last = events.length > 0 ? events[events.length - 1] : null;
+    parts.push(
+      statusDetails({
+        status: live.statusView ? statusBadge(live.statusView) : stateBadge(live.status),
+        carrier: tracker.carrierName || tracker.provider || '—',
+        lastEventAt: live.lastEventTime ?? last?.when,
+        lastEventText: last ? last.message : '',
+        estimatedDelivery: live.estimatedDeliveryDate,
+        service: live.shippingService,
+      }),
+    );
+  } else if (stored) {
+    events = (Array.isArray(stored.events) ? stored.events : []).map((/** @type {any} */ e) => ({
+      when: e.at,
+      message: e.message,
+      status: e.status,
+      statusDetail: e.statusDetail,
+      location: e.location,
+    }));
+    parts.push(
+      h(
+        'p',
+        { class: 'banner banner-info', 'data-source': 'stored' },
+        'Showing the status the app last read',
+        stored.checkedAt ? ' on ' : '',
+        stored.checkedAt ? timeElement(stored.checkedAt) : null,
+        '.',
+      ),
+      statusDetails({
+        status: stored.status ? statusBadge(stored.status) : stateBadge(tracker.state),
+        carrier: tracker.carrierName || tracker.provider || '—',
+        lastEventAt: stored.lastEventAt,
+        lastEventText: [stored.lastEventMessage, stored.lastEventLocation].filter(Boolean).join(', '),
+        estimatedDelivery: stored.estimatedDelivery,
+        service: null,
+      }),
+    );
+  } else if (!answer?.error) {
+    parts.push(empty('The tracking service has no shipment data for this tracker yet.'));
   }
-  const events = Array.isArray(shipment.events) ? [...shipment.events] : [];
-  const last = events.length > 0 ? events[events.length - 1] : null;
-  parts.push(
+  if (live || stored) {
+    if (events.length === 0) parts.push(empty('No tracking events yet.'));
+    else parts.push(eventsTable(events));
+  }
+  parts.push(storeEventsPart(Array.isArray(answer?.storeEvents) ? answer.storeEvents : []));
+  return parts;
+}
+
+/**
+ * @param {{status: HTMLElement, carrier: string, lastEventAt: unknown, lastEventText: string,
+ *   estimatedDelivery: unknown, service: string | null}} d
+ */
+function statusDetails(d) {
+  return h(
+    'dl',
+    { class: 'details' },
+    h('div', {}, h('dt', {}, 'Status'), h('dd', {}, d.status)),
+    h('div', {}, h('dt', {}, 'Carrier'), h('dd', {}, d.carrier)),
     h(
-      'dl',
-      { class: 'details' },
-      h('div', {}, h('dt', {}, 'Status'), h('dd', {}, stateBadge(shipment.status))),
-      h('div', {}, h('dt', {}, 'Carrier'), h('dd', {}, tracker.carrierName || tracker.provider || '—')),
+      'div',
+      {},
+      h('dt', {}, 'Last event'),
+      h('dd', {}, timeElement(d.lastEventAt), d.lastEventText ? ` — ${d.lastEventText}` : ''),
+    ),
+    h('div', {}, h('dt', {}, 'Estimated delivery'), h('dd', {}, timeElement(d.estimatedDelivery))),
+    d.service ? h('div', {}, h('dt', {}, 'Service'), h('dd', {}, d.service)) : null,
+  );
+}
+
+/** @param {{when: unknown, message: string, status: string, statusDetail: string | null, location: string | null}[]} oldestFirst */
+function eventsTable(oldestFirst) {
+  const events = [...oldestFirst].reverse();
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'events-table' },
+      h('caption', {}, `${events.length} event${events.length === 1 ? '' : 's'}, newest first`),
       h(
-        'div',
+        'thead',
         {},
-        h('dt', {}, 'Last event'),
-        h('dd', {}, timeElement(shipment.lastEventTime ?? last?.datetime), last ? ` — ${last.message}` : ''),
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Date and time'),
+          h('th', { scope: 'col' }, 'Event'),
+          h('th', { scope: 'col' }, 'Location'),
+        ),
       ),
       h(
-        'div',
+        'tbody',
         {},
-        h('dt', {}, 'Estimated delivery'),
-        h('dd', {}, timeElement(shipment.estimatedDeliveryDate)),
+        ...events.map((event) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, timeElement(event.when)),
+            h(
+              'td',
+              {},
+              event.message || stateLabel(event.status),
+              event.statusDetail
+                ? h('span', { class: 'muted' }, ` (${String(event.statusDetail).replace(/_/g, ' ')})`)
+                : null,
+            ),
+            h('td', {}, event.location || h('span', { class: 'muted' }, '—')),
+          ),
+        ),
       ),
-      shipment.shippingService
-        ? h('div', {}, h('dt', {}, 'Service'), h('dd', {}, shipment.shippingService))
-        : null,
     ),
   );
+}
+
+/** The status changes written (or to be written) to the store's order timeline. @param {any[]} events */
+function storeEventsPart(events) {
+  const heading = h('h4', {}, "Updates to the store's order timeline");
   if (events.length === 0) {
-    parts.push(empty('No tracking events yet.'));
-    return parts;
+    return h(
+      'div',
+      { class: 'store-events' },
+      heading,
+      empty('No tracking updates have been written to the store for this shipment yet.'),
+    );
   }
-  events.reverse();
-  parts.push(
+  return h(
+    'div',
+    { class: 'store-events' },
+    heading,
     h(
       'div',
       { class: 'table-wrap' },
       h(
         'table',
-        { class: 'events-table' },
-        h('caption', {}, `${events.length} event${events.length === 1 ? '' : 's'}, newest first`),
+        { class: 'store-events-table' },
+        h('caption', { class: 'visually-hidden' }, "Updates to the store's order timeline, newest first"),
         h(
           'thead',
           {},
           h(
             'tr',
             {},
-            h('th', { scope: 'col' }, 'Date and time'),
-            h('th', { scope: 'col' }, 'Event'),
-            h('th', { scope: 'col' }, 'Location'),
+            h('th', { scope: 'col' }, 'Update'),
+            h('th', { scope: 'col' }, 'Happened'),
+            h('th', { scope: 'col' }, 'Written to the store'),
           ),
         ),
         h(
           'tbody',
           {},
-          ...events.map((/** @type {any} */ event) =>
+          ...events.map((/** @type {any} */ e) =>
             h(
               'tr',
-              {},
-              h('td', {}, timeElement(event.datetime)),
+              { 'data-store-event': e.id },
+              h(
+                'th',
+                { scope: 'row' },
+                platformStatusLabel(e.status),
+                e.message ? h('div', { class: 'muted' }, e.message) : null,
+              ),
+              h('td', {}, timeElement(e.happenedAt)),
               h(
                 'td',
                 {},
-                event.message || stateLabel(event.status),
-                event.statusDetail
-                  ? h('span', { class: 'muted' }, ` (${String(event.statusDetail).replace(/_/g, ' ')})`)
-                  : null,
+                storeWriteBadge(e.state),
+                e.error ? h('div', { class: 'error-text' }, e.error) : null,
               ),
-              h('td', {}, event.location || h('span', { class: 'muted' }, '—')),
             ),
           ),
         ),
       ),
     ),
   );
-  return parts;
 }
 
 function closeTimeline() {
   byId('timeline').hidden = true;
   timelineOpener?.focus();
   timelineOpener = null;
+}
+
+/* ------------------------------------------------------------------ 4b. needs attention */
+
+const attentionState = { page: 1, pageCount: 1 };
+
+async function loadAttention() {
+  const body = byId('attention-body');
+  const pager = byId('attention-pager');
+  say('attention-status', 'Loading…', 'busy');
+  try {
+    const answer = await api('GET', `/shipments/attention?page=${attentionState.page}`);
+    const shipments = Array.isArray(answer?.shipments) ? answer.shipments : [];
+    const total = Number(answer?.total ?? shipments.length);
+    const days = Number(answer?.staleAfterDays ?? 0);
+    if (days) byId('attention-days').textContent = String(days);
+    attentionState.page = Number(answer?.page ?? 1);
+    attentionState.pageCount = Math.max(1, Number(answer?.pageCount ?? 1));
+    if (shipments.length === 0) {
+      show(
+        body,
+        empty(
+          total
+            ? 'No more shipments on this page.'
+            : `Nothing needs attention: no delivery problems, and every shipment had a scan in the last ${days || 'few'} days.`,
+        ),
+      );
+    } else {
+      show(body, attentionTable(shipments));
+    }
+    pager.hidden = attentionState.pageCount <= 1;
+    byId('attention-page').textContent = `Page ${attentionState.page} of ${attentionState.pageCount}`;
+    /** @type {HTMLButtonElement} */ (byId('attention-prev')).disabled = attentionState.page <= 1;
+    /** @type {HTMLButtonElement} */ (byId('attention-next')).disabled =
+      attentionState.page >= attentionState.pageCount;
+    say(
+      'attention-status',
+      total === 0
+        ? ''
+        : `${formatNumber(total)} shipment${total === 1 ? '' : 's'} need${total === 1 ? 's' : ''} attention` +
+            (total > shipments.length ? `; showing ${formatNumber(shipments.length)} on this page.` : '.'),
+    );
+    show(
+      byId('store-writes-body'),
+      ...storeWritesContent(answer?.storeWrites, answer?.postFulfillmentEvents),
+    );
+  } catch (error) {
+    show(body);
+    pager.hidden = true;
+    say('attention-status', `Could not load the shipments needing attention: ${errorText(error)}`, 'error');
+  }
+}
+
+/** @param {any[]} shipments */
+function attentionTable(shipments) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'attention-table' },
+      h('caption', { class: 'visually-hidden' }, 'Shipments needing attention, newest problem first'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Order'),
+          h('th', { scope: 'col' }, 'Tracking number'),
+          h('th', { scope: 'col' }, 'Carrier'),
+          h('th', { scope: 'col' }, 'Problem'),
+          h('th', { scope: 'col' }, 'Last event'),
+          h('th', { scope: 'col', class: 'num' }, 'Days quiet'),
+          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...shipments.map((/** @type {any} */ s) =>
+          h(
+            'tr',
+            { 'data-tracker': s.id, 'data-reason': s.reason },
+            h('th', { scope: 'row' }, s.orderName || `Order ${s.orderId}`),
+            h('td', {}, h('code', {}, s.trackingNumber)),
+            h(
+              'td',
+              {},
+              s.carrierName || s.provider || '—',
+              s.carrierName && s.provider ? h('span', { class: 'muted' }, ` (${s.provider})`) : null,
+            ),
+            h(
+              'td',
+              {},
+              h('span', { class: `badge state-${s.reason === 'exception' ? 'exception' : 'late'}` }, s.label),
+              s.reason !== 'exception' && s.status
+                ? h('div', { class: 'muted' }, `Last status: ${s.status.label}`)
+                : null,
+            ),
+            h('td', {}, lastEventContent(s.lastEvent)),
+            h('td', { class: 'num' }, formatNumber(s.daysQuiet)),
+            h(
+              'td',
+              {},
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'small',
+                  'aria-label': `Timeline of ${s.trackingNumber} (needs attention)`,
+                  onclick: (/** @type {Event} */ event) =>
+                    void openTimeline(s, /** @type {HTMLElement} */ (event.currentTarget)),
+                },
+                'Timeline',
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * Status changes the store refused: how many, and the newest few with the store's error.
+ * @param {any} writes @param {unknown} enabled @returns {HTMLElement[]}
+ */
+function storeWritesContent(writes, enabled) {
+  const failed = Number(writes?.failed ?? 0);
+  const latest = Array.isArray(writes?.latest) ? writes.latest : [];
+  if (failed === 0) {
+    return [
+      h(
+        'p',
+        { class: 'muted', 'data-store-writes': 'ok' },
+        enabled === false
+          ? "Writing tracking updates to the store's order timeline is turned off (see Behaviour)."
+          : 'Every tracking update so far was written to the store, or is waiting its turn.',
+      ),
+    ];
+  }
+  return [
+    h(
+      'div',
+      { class: 'banner banner-error', role: 'note', 'data-store-writes': 'failed' },
+      h(
+        'strong',
+        {},
+        `${formatNumber(failed)} tracking update${failed === 1 ? '' : 's'} could not be written`,
+      ),
+      " to the store's order timeline. Customers do not see these updates in the store.",
+    ),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'store-writes-table' },
+        h(
+          'caption',
+          {},
+          failed > latest.length
+            ? `The latest ${latest.length} of ${formatNumber(failed)}`
+            : 'Updates not written',
+        ),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Tracking number'),
+            h('th', { scope: 'col' }, 'Order'),
+            h('th', { scope: 'col' }, 'Update'),
+            h('th', { scope: 'col' }, 'Happened'),
+            h('th', { scope: 'col' }, 'Error'),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...latest.map((/** @type {any} */ w) =>
+            h(
+              'tr',
+              { 'data-store-event': w.id },
+              h('th', { scope: 'row' }, h('code', {}, w.trackingNumber ?? '—')),
+              h('td', {}, w.orderName || '—'),
+              h('td', {}, platformStatusLabel(w.status)),
+              h('td', {}, timeElement(w.happenedAt)),
+              h('td', { class: 'error-text' }, w.error || 'Unknown error'),
+            ),
+          ),
+        ),
+      ),
+    ),
+  ];
 }
 
 const SUMMARY_STATES = ['active', 'creating', 'waiting_carrier', 'removing', 'failed', 'dead'];
@@ -1137,7 +1603,7 @@ async function retry(ids, button) {
       say('failed-status', `Could not retry: ${errorText(error)}`, 'error');
     }
   });
-  await Promise.all([loadFailed(), loadSummary(), loadShipments()]);
+  await Promise.all([loadFailed(), loadSummary(), loadShipments(), loadAttention()]);
   if (!button.isConnected) byId('failed-heading').parentElement?.querySelector('button')?.focus();
 }
 
@@ -1201,7 +1667,8 @@ async function loadBackfill() {
     renderBackfill(answer?.job ?? null);
     const running = answer?.job?.state === 'running';
     if (running) backfillTimer = setTimeout(() => void loadBackfill(), 2000);
-    else if (backfillWasRunning) void Promise.all([loadCarriers(), loadShipments(), loadSummary()]);
+    else if (backfillWasRunning)
+      void Promise.all([loadCarriers(), loadShipments(), loadSummary(), loadAttention()]);
     backfillWasRunning = running;
   } catch (error) {
     say('backfill-status', `Could not load the backfill: ${errorText(error)}`, 'error');
@@ -1259,6 +1726,17 @@ function wire() {
     shipmentsState.page = Math.min(shipmentsState.pageCount, shipmentsState.page + 1);
     void loadShipments();
   });
+  byId('attention-refresh').addEventListener('click', (event) => {
+    void busy(/** @type {HTMLElement} */ (event.currentTarget), loadAttention);
+  });
+  byId('attention-prev').addEventListener('click', () => {
+    attentionState.page = Math.max(1, attentionState.page - 1);
+    void loadAttention();
+  });
+  byId('attention-next').addEventListener('click', () => {
+    attentionState.page = Math.min(attentionState.pageCount, attentionState.page + 1);
+    void loadAttention();
+  });
   byId('timeline-close').addEventListener('click', closeTimeline);
   byId('timeline').addEventListener('keydown', (event) => {
     if (event.key === 'Escape') closeTimeline();
@@ -1284,6 +1762,7 @@ async function start() {
     loadShop(),
     loadCarriers(),
     loadShipments(),
+    loadAttention(),
     loadSummary(),
     loadFailed(),
     loadBackfill(),

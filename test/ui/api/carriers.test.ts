@@ -12,6 +12,9 @@ beforeAll(async () => {
     trackingNumbers: ['SPEEDY-0001', 'SPEEDY-0002'],
     carrier: 'Speedy Parcels Ltd',
   });
+  // Applied one after the other, so the second spelling is the newer one (fulfilments queued together are
+  // applied in one multi-row insert, with one timestamp).
+  await api.settled(shop.domain);
   await api.fulfil(shop.domain, { trackingNumbers: ['SPEEDY-0003'], carrier: 'speedy parcels ltd.' });
   await api.fulfil(shop.domain, { trackingNumbers: ['AZ0000001'], carrier: 'Aramex' });
   await api.settled(shop.domain);

@@ -15,12 +15,19 @@ interface Row {
   state: string;
   lastError: string | null;
   lastErrorReason: string | null;
+  status: unknown;
+  estimatedDelivery: string | null;
+  lastEvent: unknown;
+  statusCheckedAt: string | null;
 }
 interface Order {
   orderId: string;
   orderName: string | null;
+  delivered: boolean;
   trackers: Row[];
 }
+
+const notReadYet = { status: null, estimatedDelivery: null, lastEvent: null, statusCheckedAt: null };
 
 beforeAll(async () => {
   api = await startPageApi();
@@ -65,6 +72,7 @@ describe('GET /shipments', () => {
         {
           orderId: '3002',
           orderName: '#3002',
+          delivered: false,
           trackers: [
             {
               id: expect.any(String),
@@ -74,6 +82,7 @@ describe('GET /shipments', () => {
               state: 'active',
               lastError: null,
               lastErrorReason: null,
+              ...notReadYet,
             },
             {
               id: null,
@@ -83,12 +92,14 @@ describe('GET /shipments', () => {
               state: 'waiting_carrier',
               lastError: null,
               lastErrorReason: null,
+              ...notReadYet,
             },
           ],
         },
         {
           orderId: '3001',
           orderName: '#3001',
+          delivered: false,
           trackers: [expect.objectContaining({ trackingNumber: '1ZSHIP00000003001', state: 'active' })],
         },
       ],
@@ -168,6 +179,9 @@ describe('GET /shipments/:trackerId', () => {
       },
       shipment: { status: expect.any(String), events: expect.any(Array) },
       error: null,
+      // Never read by the poller yet, and nothing written to the store.
+      stored: null,
+      storeEvents: [],
     });
 
     await api.app.emulator.control.advanceClock(50 * 3600);
@@ -176,9 +190,10 @@ describe('GET /shipments/:trackerId', () => {
     expect(after.body.error).toBeNull();
     const { shipment } = after.body;
     expect(Object.keys(shipment).sort()).toEqual(
-      ['estimatedDeliveryDate', 'events', 'lastEventTime', 'shippingService', 'status'].sort(),
+      ['estimatedDeliveryDate', 'events', 'lastEventTime', 'shippingService', 'status', 'statusView'].sort(),
     );
     expect(shipment.status).toBe('delivered');
+    expect(shipment.statusView).toMatchObject({ code: 'delivered', label: 'Delivered', tone: 'delivered' });
     expect(shipment.events.length).toBeGreaterThanOrEqual(4);
     for (const event of shipment.events) {
       expect(Object.keys(event).sort()).toEqual([

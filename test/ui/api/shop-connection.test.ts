@@ -15,6 +15,16 @@ afterAll(async () => {
 
 const domainOf = (name: string) => `${uniqueName(name)}.myshopify.com`;
 
+/** The settings of a shop nobody changed. */
+const defaults = {
+  createOnFulfillment: true,
+  deleteOnCancel: true,
+  orderIdSource: 'id',
+  postFulfillmentEvents: true,
+  showOrderDelivered: true,
+  staleAfterDays: 5,
+};
+
 describe('the session', () => {
   it('answers 401 to a request without the session shop, on every route', async () => {
     for (const [method, path] of [
@@ -25,6 +35,7 @@ describe('the session', () => {
       ['get', '/carriers'],
       ['put', '/carriers/mapping'],
       ['get', '/shipments'],
+      ['get', '/shipments/attention'],
       ['get', '/shipments/some-id'],
       ['get', '/summary'],
       ['get', '/failed'],
@@ -62,7 +73,7 @@ describe('GET /shop', () => {
           since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         },
       },
-      settings: { createOnFulfillment: true, deleteOnCancel: true, orderIdSource: 'id' },
+      settings: defaults,
     });
     expect(await api.app.database.prisma.shop.count({ where: { domain } })).toBe(1);
   });
@@ -188,15 +199,15 @@ describe('PUT /connection', () => {
 describe('PUT /settings', () => {
   it('round-trips any subset of the settings', async () => {
     const domain = domainOf('settings');
+    expect((await api.as(domain).get('/shop')).body.settings).toEqual(defaults);
     const first = await api.as(domain).put('/settings', { orderIdSource: 'name' });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({
-      settings: { createOnFulfillment: true, deleteOnCancel: true, orderIdSource: 'name' },
-    });
+    expect(first.body).toEqual({ settings: { ...defaults, orderIdSource: 'name' } });
     const second = await api
       .as(domain)
       .put('/settings', { createOnFulfillment: false, deleteOnCancel: false });
     expect(second.body.settings).toEqual({
+      ...defaults,
       createOnFulfillment: false,
       deleteOnCancel: false,
       orderIdSource: 'name',
@@ -206,25 +217,71 @@ describe('PUT /settings', () => {
     expect(nothing.body.settings).toEqual(second.body.settings);
   });
 
+  it('round-trips the tracking update settings; the rest stay as they are', async () => {
+    const domain = domainOf('settings-updates');
+    const res = await api
+      .as(domain)
+      .put('/settings', { postFulfillmentEvents: false, showOrderDelivered: false, staleAfterDays: 12 });
+    expect(res.status).toBe(200);
+    const expected = {
+      ...defaults,
+      postFulfillmentEvents: false,
+      showOrderDelivered: false,
+      staleAfterDays: 12,
+    };
+    expect(res.body).toEqual({ settings: expected });
+    expect((await api.as(domain).get('/shop')).body.settings).toEqual(expected);
+    const row = await api.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(row).toMatchObject({
+      postFulfillmentEvents: false,
+      showOrderDelivered: false,
+      staleAfterDays: 12,
+    });
+
+    // The bounds are allowed.
+    for (const staleAfterDays of [1, 90]) {
+      const edge = await api.as(domain).put('/settings', { staleAfterDays });
+      expect(edge.status, String(staleAfterDays)).toBe(200);
+      expect(edge.body.settings.staleAfterDays).toBe(staleAfterDays);
+    }
+    const back = await api.as(domain).put('/settings', { showOrderDelivered: true });
+    expect(back.body.settings).toEqual({ ...expected, showOrderDelivered: true, staleAfterDays: 90 });
+  });
+
   it('refuses wrong types, unknown values and unknown fields with field issues', async () => {
     const domain = domainOf('settings-bad');
     for (const [body, field] of [
       [{ createOnFulfillment: 'yes' }, 'createOnFulfillment'],
       [{ orderIdSource: 'number' }, 'orderIdSource'],
       [{ deleteOnCancel: null }, 'deleteOnCancel'],
+      [{ postFulfillmentEvents: 'false' }, 'postFulfillmentEvents'],
+      [{ showOrderDelivered: 1 }, 'showOrderDelivered'],
     ] as const) {
       const res = await api.as(domain).put('/settings', body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_input', issues: [{ field, message: expect.any(String) }] });
+      expect(res.body.issues[0].message).toContain(field);
     }
     const unknown = await api.as(domain).put('/settings', { orderIdSrc: 'name' });
     expect(unknown.status).toBe(400);
     const array = await api.as(domain).put('/settings', [true]);
     expect(array.status).toBe(400);
-    expect((await api.as(domain).get('/shop')).body.settings).toEqual({
-      createOnFulfillment: true,
-      deleteOnCancel: true,
-      orderIdSource: 'id',
-    });
+    expect((await api.as(domain).get('/shop')).body.settings).toEqual(defaults);
+  });
+
+  it('refuses a late threshold that is not a whole number of days from 1 to 90, naming the field', async () => {
+    const domain = domainOf('settings-days');
+    for (const staleAfterDays of [0, -1, 91, 1000, 2.5, '7', null, true, Number.MAX_SAFE_INTEGER + 2]) {
+      const res = await api.as(domain).put('/settings', { staleAfterDays, showOrderDelivered: false });
+      expect(res.status, JSON.stringify(staleAfterDays)).toBe(400);
+      expect(res.body).toEqual({
+        error: 'invalid_input',
+        issues: [
+          { field: 'staleAfterDays', message: 'staleAfterDays must be a whole number of days from 1 to 90' },
+        ],
+      });
+    }
+    // Nothing of a refused body was saved.
+    expect((await api.as(domain).get('/shop')).body.settings).toEqual(defaults);
   });
 });

@@ -164,6 +164,9 @@ describe("writes with shop A's identity never change B", () => {
       createOnFulfillment: true,
       deleteOnCancel: false,
       orderIdSource: 'name',
+      postFulfillmentEvents: true,
+      showOrderDelivered: true,
+      staleAfterDays: 5,
     });
   });
 
