@@ -272,3 +272,63 @@ describe('POST /webhooks (express app)', () => {
     expect(response.status).toBe(401);
   });
 });
+
+describe('the HMAC check gives the library’s verdict', () => {
+  // Our node:crypto check replaces shopify.webhooks.validate for speed; for every variant of signature and
+  // headers both must agree on valid / missing_hmac / invalid_hmac / missing_headers.
+  const variants: Array<[string, (d: { body: string; headers: Record<string, string> }) => void]> = [
+    ['as signed', () => {}],
+    ['no signature', (d) => delete d.headers['x-shopify-hmac-sha256']],
+    ['empty signature', (d) => (d.headers['x-shopify-hmac-sha256'] = '')],
+    [
+      'wrong secret',
+      (d) =>
+        (d.headers['x-shopify-hmac-sha256'] = delivery({ secret: 'other' }).headers[
+          'x-shopify-hmac-sha256'
+        ]!),
+    ],
+    ['body changed', (d) => (d.body = `${d.body} `)],
+    ['signature with trailing junk', (d) => (d.headers['x-shopify-hmac-sha256'] += 'AA')],
+    [
+      'signature twice',
+      (d) => (d.headers['x-shopify-hmac-sha256'] += `, ${d.headers['x-shopify-hmac-sha256']}`),
+    ],
+    [
+      'hex instead of base64',
+      (d) =>
+        (d.headers['x-shopify-hmac-sha256'] = Buffer.from(
+          d.headers['x-shopify-hmac-sha256']!,
+          'base64',
+        ).toString('hex')),
+    ],
+    ['no topic', (d) => delete d.headers['x-shopify-topic']],
+    ['no shop domain', (d) => delete d.headers['x-shopify-shop-domain']],
+    ['no webhook id', (d) => delete d.headers['x-shopify-webhook-id']],
+    ['no api version', (d) => delete d.headers['x-shopify-api-version']],
+    ['unicode body', (d) => (d.body = JSON.stringify({ note: 'Grüße, 東京 🚚' }))],
+  ];
+
+  it.each(variants)('%s', async (name, change) => {
+    const d = delivery();
+    change(d);
+    if (name === 'unicode body') {
+      d.headers['x-shopify-hmac-sha256'] = delivery({ body: JSON.parse(d.body) }).headers[
+        'x-shopify-hmac-sha256'
+      ]!;
+    }
+    const req = Object.assign(Object.create(null), {
+      headers: Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      method: 'POST',
+      url: '/webhooks',
+    });
+    const ours = await verifyWebhook(shopify, req, {} as never, d.body);
+    const theirs = await shopify.webhooks.validate({
+      rawBody: d.body,
+      rawRequest: req,
+      rawResponse: {} as never,
+    });
+    const ourVerdict = ours.ok ? 'valid' : ours.reason;
+    const theirVerdict = theirs.valid ? 'valid' : theirs.reason;
+    expect(ourVerdict).toBe(theirVerdict);
+  });
+});
