@@ -58,6 +58,7 @@ function createDeliveryWriter(prisma: DatabaseClient): DeliveryWriter {
   const provider = providerOf(prisma);
   let queue: Waiting[] = [];
   let writing = false;
+  let scheduled = false;
 
   async function drain(): Promise<void> {
     writing = true;
@@ -118,7 +119,15 @@ function createDeliveryWriter(prisma: DatabaseClient): DeliveryWriter {
     record(delivery) {
       return new Promise<RecordResult>((resolve, reject) => {
         queue.push({ id: randomUUID(), delivery, resolve, reject });
-        if (!writing) void drain();
+        // The first write waits for the end of this turn of the event loop, so every request already
+        // read from the sockets joins it; later ones join whichever write comes next.
+        if (!writing && !scheduled) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            void drain();
+          });
+        }
       });
     },
   };
