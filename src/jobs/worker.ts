@@ -69,31 +69,37 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     ...options.reconciler,
   };
   let stopping = false;
-  let loop: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
+  let loops: Promise<void> | null = null;
+  const sleepers = new Set<() => void>();
   let lastPeriodic = 0;
 
-  async function runOnce(): Promise<PassCounts> {
-    const deliveries = await processDeliveries(
-      { prisma: deps.prisma, carriers: deps.carriers, logger: deps.logger, owner: deps.owner },
-      200,
-    );
-    // One page per running backfill job per pass, so backfills never starve live webhooks.
+  const deliveryDeps = {
+    prisma: deps.prisma,
+    carriers: deps.carriers,
+    logger: deps.logger,
+    owner: deps.owner,
+  };
+
+  /** Store events to desired state: deliveries, then one page per running backfill (never starving them). */
+  async function desiredStateStep(): Promise<{ deliveries: number; backfills: number }> {
+    const deliveries = await processDeliveries(deliveryDeps, 200);
     const backfills = deps.fetchOrdersPage
-      ? await runBackfills({
-          prisma: deps.prisma,
-          carriers: deps.carriers,
-          logger: deps.logger,
-          owner: deps.owner,
-          fetchPage: deps.fetchOrdersPage,
-        })
+      ? await runBackfills({ ...deliveryDeps, fetchPage: deps.fetchOrdersPage })
       : 0;
+    return { deliveries: deliveries.claimed, backfills };
+  }
+
+  async function trackersStep(): Promise<number> {
     const trackers = await reconcileOnce(reconcilerDeps, {
       limit: options.concurrency * 4,
       concurrency: options.concurrency,
       shouldStop: () => stopping,
     });
-    // Status reads come after store events and syncs: they are the least urgent work.
+    return trackers.claimed;
+  }
+
+  /** Status reads and store writes: the least urgent work. */
+  async function statusStep(): Promise<{ polled: number; storeEvents: number }> {
     const polls = await pollStatuses(
       {
         prisma: deps.prisma,
@@ -116,13 +122,14 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           50,
         )
       : null;
-    return {
-      deliveries: deliveries.claimed,
-      trackers: trackers.claimed,
-      backfills,
-      polled: polls.claimed,
-      storeEvents: posted?.claimed ?? 0,
-    };
+    return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0 };
+  }
+
+  async function runOnce(): Promise<PassCounts> {
+    const { deliveries, backfills } = await desiredStateStep();
+    const trackers = await trackersStep();
+    const { polled, storeEvents } = await statusStep();
+    return { deliveries, trackers, backfills, polled, storeEvents };
   }
 
   async function periodic(): Promise<void> {
@@ -131,45 +138,71 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     await refreshCarriersIfDue(deps);
   }
 
-  async function run(): Promise<void> {
-    deps.logger.info({ owner: deps.owner, concurrency: options.concurrency }, 'worker started');
+  function sleep(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, idlePollMs);
+      sleepers.add(done);
+    });
+  }
+
+  /**
+   * One loop per kind of work, side by side: turning deliveries into desired state is database work,
+   * syncing trackers waits on the service, so neither holds the other up (a burst of deliveries no longer
+   * pauses tracker creation, and a slow service no longer delays intake's backlog).
+   */
+  async function loop(name: string, step: () => Promise<boolean>): Promise<void> {
     while (!stopping) {
       let busy = false;
       try {
-        await periodic();
-        const done = await runOnce();
-        busy = done.deliveries + done.trackers + done.backfills + done.polled + done.storeEvents > 0;
+        busy = await step();
       } catch (error) {
         deps.logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
+          { loop: name, err: error instanceof Error ? error.message : String(error) },
           'worker pass failed',
         );
       }
-      if (!busy && !stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, idlePollMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = null;
-      }
+      if (!busy && !stopping) await sleep();
     }
+  }
+
+  async function run(): Promise<void> {
+    deps.logger.info({ owner: deps.owner, concurrency: options.concurrency }, 'worker started');
+    await Promise.all([
+      loop('desired-state', async () => {
+        await periodic();
+        const done = await desiredStateStep();
+        if (done.deliveries > 0) wakeAll(); // new trackers may be due
+        return done.deliveries + done.backfills > 0;
+      }),
+      loop('trackers', async () => (await trackersStep()) > 0),
+      loop('status', async () => {
+        const done = await statusStep();
+        return done.polled + done.storeEvents > 0;
+      }),
+    ]);
     deps.logger.info({ owner: deps.owner }, 'worker stopped');
+  }
+
+  function wakeAll(): void {
+    for (const wake of [...sleepers]) wake();
   }
 
   return {
     start() {
-      loop ??= run();
+      loops ??= run();
     },
     wake() {
-      wakeUp?.();
+      wakeAll();
     },
     async stop() {
       stopping = true;
-      wakeUp?.();
-      await loop;
+      wakeAll();
+      await loops;
     },
     runOnce,
   };

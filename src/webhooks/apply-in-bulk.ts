@@ -20,8 +20,15 @@ export async function applyInBulk(
   const done = new Set<string>();
   const byShop = new Map<string, { delivery: WebhookDelivery; fulfillment: FulfillmentPayload }[]>();
   const cancelling = new Map<string, Set<string>>();
+  // A shop with any other kind of delivery in the batch (uninstall, redact, data request, an unknown
+  // topic) goes one at a time: those must be applied in their place in the order of arrival.
+  const otherTopics = new Set<string>();
   for (const delivery of claimed) {
     const body = parse(delivery.payload);
+    if (!bulkTopics.has(delivery.topic)) {
+      otherTopics.add(delivery.shopDomain);
+      continue;
+    }
     if (delivery.topic === 'orders/cancelled') {
       const order = orderCancelledPayload.safeParse(body);
       const orders = cancelling.get(delivery.shopDomain) ?? new Set<string>();
@@ -45,7 +52,7 @@ export async function applyInBulk(
   const provider = providerOf(deps.prisma);
   for (const [domain, all] of byShop) {
     const cancelled = cancelling.get(domain);
-    if (cancelled?.has('*')) continue;
+    if (cancelled?.has('*') || otherTopics.has(domain)) continue;
     // Bulk items must not depend on the batch's other deliveries, whatever order those are applied in:
     // nothing shares a fulfilment id or a tracking number with another of the shop's deliveries here.
     const uses = new Map<string, number>();
@@ -105,6 +112,8 @@ export async function applyInBulk(
   }
   return done;
 }
+
+const bulkTopics = new Set(['fulfillments/create', 'fulfillments/update', 'orders/cancelled']);
 
 function parse(payload: string): unknown {
   try {
