@@ -10,6 +10,7 @@ import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from './refresh-carriers.js';
+import { yieldToEventLoop } from './yield-to-event-loop.js';
 
 export interface WorkerDeps {
   prisma: DatabaseClient;
@@ -167,6 +168,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         );
       }
       if (!busy && !stopping) await sleep();
+      else await yieldToEventLoop();
     }
   }
 

@@ -1,5 +1,6 @@
 import { carrierOverrides } from '../carriers/carrier-repository.js';
 import { providerOf } from '../db/claim.js';
+import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/desired-state.js';
@@ -99,6 +100,7 @@ export async function applyInBulk(
         return ids;
       });
       for (const id of ids) done.add(id);
+      await yieldToEventLoop();
     } catch (error) {
       deps.logger.warn(
         {

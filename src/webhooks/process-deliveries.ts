@@ -5,6 +5,7 @@ import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { ensureShopExists } from '../shops/shop-repository.js';
+import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
 import { type BackoffPolicy, nextDelayMs } from '../trackers/outcome.js';
 import { handleAppUninstalled } from './topics/app-uninstalled.js';
@@ -96,6 +97,7 @@ export async function processDeliveries(deps: DeliveryProcessorDeps, limit: numb
     if (done.has(delivery.id)) continue;
     const kind = await processOne(deps, token, delivery);
     stats[kind]++;
+    await yieldToEventLoop();
   }
   return stats;
 }
