@@ -1,0 +1,63 @@
+/** The bench's parameters: the full run (about 5 minutes) and `--quick` (under 50 s). */
+
+export interface BenchParams {
+  mode: 'full' | 'quick';
+  intake: {
+    /** Closed-loop connections of the load generator (max-rate and half-load runs). */
+    connections: number;
+    /** Discarded run before each measured max-rate run. */
+    warmupSec: number;
+    durationSec: number;
+    halfLoadSec: number;
+  };
+  drain: {
+    fulfilments: number;
+    shops: number;
+    seed: number;
+    /** EMULATOR_LATENCY_MS */
+    latencyMs: number;
+    /** A drain that has not finished by then is reported as incomplete. */
+    timeoutSec: number;
+    progressEverySec: number;
+  };
+  /**
+   * Start the drains' app processes (idle: their worker polls an empty queue twice a second) while the intake
+   * servers start, instead of after the intake: saves their start-up time, at the cost of a little idle
+   * polling during the intake measurements. Quick mode only.
+   */
+  prepareDrainsEarly: boolean;
+  /** Watchdog for the whole run: past it, everything is stopped and the bench fails. */
+  totalTimeoutSec: number;
+}
+
+export function benchParams(quick: boolean): BenchParams {
+  return quick
+    ? {
+        mode: 'quick',
+        intake: { connections: 32, warmupSec: 0.5, durationSec: 2.5, halfLoadSec: 1.5 },
+        drain: {
+          fulfilments: 250,
+          shops: 10,
+          seed: 20261118,
+          latencyMs: 20,
+          timeoutSec: 8,
+          progressEverySec: 2,
+        },
+        prepareDrainsEarly: true,
+        totalTimeoutSec: 120,
+      }
+    : {
+        mode: 'full',
+        intake: { connections: 32, warmupSec: 3, durationSec: 10, halfLoadSec: 10 },
+        drain: {
+          fulfilments: 10_000,
+          shops: 10,
+          seed: 20261118,
+          latencyMs: 20,
+          timeoutSec: 240,
+          progressEverySec: 5,
+        },
+        prepareDrainsEarly: false,
+        totalTimeoutSec: 1200,
+      };
+}
