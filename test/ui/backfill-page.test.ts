@@ -49,8 +49,11 @@ describe('backfill section', () => {
     try {
       const { page } = current;
       await openSettings(page, app.url, shop.domain);
-      await expect(page.getByRole('heading', { level: 2, name: 'Backfill' }).isVisible()).resolves.toBe(true);
-      await expect(page.locator('#backfill-status').innerText()).resolves.toMatch(/No backfill/);
+      await page.getByRole('heading', { level: 2, name: 'Backfill' }).waitFor();
+      await page
+        .locator('#backfill-status')
+        .filter({ hasText: /No backfill/ })
+        .waitFor();
       const progress = page.getByRole('progressbar', { name: 'Backfill progress' });
       expect(await progress.count()).toBe(1);
 

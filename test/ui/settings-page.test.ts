@@ -64,8 +64,11 @@ describe('connection', () => {
   it('a wrong key is refused with the cause, and the key field is never filled in', async () => {
     const shop = await unconnectedShop('bad-key');
     const { page } = await pageFor(shop.domain);
-    await expect(page.getByRole('heading', { level: 2, name: 'Connection' }).isVisible()).resolves.toBe(true);
-    await expect(page.locator('#connection-banners').innerText()).resolves.toMatch(/Not connected yet/);
+    await page.getByRole('heading', { level: 2, name: 'Connection' }).waitFor();
+    await page
+      .locator('#connection-banners')
+      .filter({ hasText: /Not connected yet/ })
+      .waitFor();
 
     await page.getByLabel('App name').fill(shop.appName);
     await page.getByLabel('API key').fill('not-the-right-key');
