@@ -4,8 +4,9 @@ import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/desired-state.js';
-import { type FulfillmentPayload, fulfillmentPayload, orderCancelledPayload } from './payloads.js';
+import type { FulfillmentPayload } from './payloads.js';
 import type { DeliveryProcessorDeps } from './process-deliveries.js';
+import { checkTopicBody } from './topic-bodies.js';
 
 /**
  * A claimed batch's first-seen fulfilments, applied per shop in one transaction each (see
@@ -25,24 +26,24 @@ export async function applyInBulk(
   // topic) goes one at a time: those must be applied in their place in the order of arrival.
   const otherTopics = new Set<string>();
   for (const delivery of claimed) {
-    const body = parse(delivery.payload);
     if (!bulkTopics.has(delivery.topic)) {
       otherTopics.add(delivery.shopDomain);
       continue;
     }
+    // The same check as the one-at-a-time path: a body that is not of its topic is left to that path,
+    // which rejects it with the reason.
+    const check = checkTopicBody(delivery.topic, delivery.shopDomain, parse(delivery.payload));
+    const checked = check.ok ? check.checked : null;
     if (delivery.topic === 'orders/cancelled') {
-      const order = orderCancelledPayload.safeParse(body);
       const orders = cancelling.get(delivery.shopDomain) ?? new Set<string>();
       // An order cancelled in this batch (or a cancel we cannot read) keeps its fulfilments out of bulk.
-      orders.add(order.success ? order.data.orderId : '*');
+      orders.add(checked?.topic === 'orders/cancelled' ? checked.body.orderId : '*');
       cancelling.set(delivery.shopDomain, orders);
       continue;
     }
-    if (delivery.topic !== 'fulfillments/create' && delivery.topic !== 'fulfillments/update') continue;
-    const parsed = fulfillmentPayload.safeParse(body);
-    if (!parsed.success) continue;
+    if (checked?.topic !== 'fulfillments/create' && checked?.topic !== 'fulfillments/update') continue;
     const list = byShop.get(delivery.shopDomain) ?? [];
-    list.push({ delivery, fulfillment: parsed.data });
+    list.push({ delivery, fulfillment: checked.body });
     byShop.set(delivery.shopDomain, list);
   }
 

@@ -83,31 +83,68 @@ export const fulfillmentPayload = z
   }));
 export type FulfillmentPayload = z.output<typeof fulfillmentPayload>;
 
+/**
+ * orders/cancelled: a cancelled order always carries `cancelled_at`, and an order (unlike a fulfilment)
+ * has no `order_id`; requiring the one is what keeps a fulfilment body replayed under this topic out.
+ */
 export const orderCancelledPayload = z
   .object({
     id,
     name: text.optional(),
-    cancelled_at: timestamp.nullish(),
+    cancelled_at: timestamp,
     updated_at: timestamp.nullish(),
   })
   .transform((o) => ({
     orderId: o.id,
     orderName: o.name ?? null,
-    cancelledAt: o.cancelled_at ?? o.updated_at ?? null,
+    cancelledAt: o.cancelled_at,
   }));
 export type OrderCancelledPayload = z.output<typeof orderCancelledPayload>;
 
+/** A shop's own domain, as the platform names it: lower-cased for comparison with the header's. */
+const shopDomain = z.string().trim().toLowerCase().min(1).max(255);
+
+/** The privacy topics' bodies always name the shop and its platform id (unused here). */
+const complianceShop = { shop_domain: shopDomain, shop_id: id.optional() };
+
+const customer = z.object({ id: id.optional(), email: text.optional() }).partial();
+
 export const customersDataRequestPayload = z.object({
-  shop_domain: z.string().optional(),
-  orders_requested: z.array(id).default([]),
-  customer: z.object({ id: id.optional(), email: text.optional() }).partial().nullish(),
+  ...complianceShop,
+  orders_requested: z.array(id),
+  customer: customer.nullish(),
   data_request: z.object({ id: id.optional() }).partial().nullish(),
 });
+export type CustomersDataRequestPayload = z.output<typeof customersDataRequestPayload>;
 
 export const customersRedactPayload = z.object({
-  shop_domain: z.string().optional(),
-  orders_to_redact: z.array(id).default([]),
-  customer: z.object({ id: id.optional(), email: text.optional() }).partial().nullish(),
+  ...complianceShop,
+  orders_to_redact: z.array(id),
+  customer: customer.nullish(),
 });
+export type CustomersRedactPayload = z.output<typeof customersRedactPayload>;
 
-export const shopRedactPayload = z.object({ shop_domain: z.string().optional() });
+/** Fields only a customer's privacy request carries: a body with any of them is not a shop's redact. */
+const customerRequestFields = ['customer', 'orders_to_redact', 'orders_requested', 'data_request'] as const;
+
+export const shopRedactPayload = z
+  .looseObject(complianceShop)
+  .superRefine((body, ctx) => {
+    for (const field of customerRequestFields) {
+      if (field in body)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'not part of a shop redact' });
+    }
+  })
+  .transform((b) => ({ shop_domain: b.shop_domain, shop_id: b.shop_id }));
+export type ShopRedactPayload = z.output<typeof shopRedactPayload>;
+
+/**
+ * app/uninstalled: the Shop object. `myshopify_domain` names the shop for certain; `domain` is its primary
+ * domain, which is the same `*.myshopify.com` name unless the merchant has a custom domain.
+ */
+export const appUninstalledPayload = z.object({
+  id,
+  myshopify_domain: shopDomain,
+  domain: shopDomain.nullish(),
+});
+export type AppUninstalledPayload = z.output<typeof appUninstalledPayload>;

@@ -8,22 +8,8 @@ import { ensureShopExists } from '../shops/shop-repository.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
 import { type BackoffPolicy, nextDelayMs } from '../trackers/outcome.js';
-import { handleAppUninstalled } from './topics/app-uninstalled.js';
-import { handleCustomersDataRequest, handleCustomersRedact, handleShopRedact } from './topics/compliance.js';
-import { handleFulfillment } from './topics/fulfillment.js';
-import { handleOrderCancelled } from './topics/order-cancelled.js';
-import type { TopicHandler, TopicResult } from './topics/types.js';
-
-/** Every topic the app subscribes to, and the use case that handles it. */
-export const topicHandlers: Readonly<Record<string, TopicHandler>> = {
-  'fulfillments/create': handleFulfillment,
-  'fulfillments/update': handleFulfillment,
-  'orders/cancelled': handleOrderCancelled,
-  'app/uninstalled': handleAppUninstalled,
-  'customers/data_request': handleCustomersDataRequest,
-  'customers/redact': handleCustomersRedact,
-  'shop/redact': handleShopRedact,
-};
+import { applyDelivery } from './topics/index.js';
+import type { TopicResult } from './topics/types.js';
 
 /** Topics whose use case makes the shop's row when it is the first word of a store (see ensureShopExists). */
 const topicsThatMakeShops = new Set(['fulfillments/create', 'fulfillments/update', 'orders/cancelled']);
@@ -116,22 +102,16 @@ async function processOne(
     const matcher = await deps.carriers.matcher();
     if (topicsThatMakeShops.has(delivery.topic)) await ensureShopExists(deps.prisma, delivery.shopDomain);
     const result = await deps.prisma.$transaction(async (tx) => {
-      const handler = topicHandlers[delivery.topic];
-      let outcome: TopicResult;
-      if (!handler) {
-        outcome = { kind: 'ignored', detail: `topic ${delivery.topic} is not one this app handles` };
-      } else {
-        let payload: unknown;
-        try {
-          payload = JSON.parse(delivery.payload);
-        } catch {
-          payload = undefined;
-        }
-        outcome =
-          payload === undefined
-            ? { kind: 'rejected', detail: 'stored body is not JSON' }
-            : await handler({ tx, shopDomain: delivery.shopDomain, matcher }, payload);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(delivery.payload);
+      } catch {
+        payload = undefined;
       }
+      const outcome: TopicResult =
+        payload === undefined
+          ? { kind: 'rejected', detail: 'stored body is not JSON' }
+          : await applyDelivery({ tx, shopDomain: delivery.shopDomain, matcher }, delivery.topic, payload);
       const { count } = await tx.webhookDelivery.updateMany({
         where: { id: delivery.id, leaseOwner: token },
         data: {

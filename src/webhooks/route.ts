@@ -2,6 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import type { Request, Response } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { webhooksRefused } from '../observability/metrics.js';
 import { recordDelivery } from './record-delivery.js';
 import { httpStatusFor, verifyWebhook } from './verify.js';
 
@@ -16,15 +17,17 @@ export interface WebhookRouteDeps {
 /**
  * POST /webhooks, every topic: verify, record, answer. Never calls the tracking service, so the answer
  * comes well inside the platform's 5 s whatever the service is doing. 401 bad or missing signature, 400
- * malformed, 200 recorded or duplicate; 500 only when the database cannot take the write (the platform
- * retries).
+ * malformed or not a body of its topic, 403 a body that names another shop than the header, 200 recorded
+ * or duplicate; 500 only when the database cannot take the write (the platform retries).
  */
 export function webhookRoute(deps: WebhookRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    const verification = await verifyWebhook(deps.shopify, req, res, rawBody);
+    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const verification = verifyWebhook(deps.shopify, req, rawBody);
     if (!verification.ok) {
-      deps.logger.info({ reason: verification.reason, detail: verification.detail }, 'webhook refused');
+      // Anyone on the internet can cause these: counted, and logged only at debug.
+      webhooksRefused.inc({ reason: verification.reason });
+      deps.logger.debug({ reason: verification.reason, detail: verification.detail }, 'webhook refused');
       res
         .status(httpStatusFor(verification.reason))
         .json({ error: verification.reason, detail: verification.detail });

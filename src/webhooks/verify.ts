@@ -1,14 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Shopify } from '@shopify/shopify-api';
 import { z } from 'zod';
 import { isStorableDate } from './payloads.js';
+import { checkTopicBody, type TopicBodyFailure } from './topic-bodies.js';
 
 /**
- * Checks one delivery: the HMAC, the headers, and that the body is a JSON object. Returns a union with a
- * reason; `httpStatusFor` is the one place reasons become statuses.
+ * Checks one delivery: the HMAC, the headers, that the body is a JSON object, and that it is a body of the
+ * header's topic for the header's shop (the headers are not signed: see topic-bodies.ts). Returns a union
+ * with a reason; `httpStatusFor` is the one place reasons become statuses.
  *
- * The HMAC is the platform's scheme (base64 HMAC-SHA256 of the raw body with the app's secret, the very
+ * The HMAC is the platform's scheme (base64 HMAC-SHA256 of the raw body bytes with the app's secret, the very
  * key @shopify/shopify-api is configured with), checked with node:crypto and a constant-time comparison.
  * The library's `webhooks.validate` gives the same answer but costs about half a millisecond of CPU per
  * request in header canonicalisation and WebCrypto, a third of intake's budget on a busy day
@@ -23,18 +25,23 @@ export interface VerifiedDelivery {
   eventId: string;
   apiVersion: string | null;
   triggeredAt: Date | null;
-  /** The raw body, exactly as signed. */
+  /** The body as text (the signed bytes, decoded as UTF-8), for storage. */
   rawBody: string;
   payload: Record<string, unknown>;
 }
 
 export type VerificationFailure =
-  'missing_hmac' | 'invalid_hmac' | 'missing_headers' | 'malformed_headers' | 'malformed_body';
+  | 'missing_hmac'
+  | 'invalid_hmac'
+  | 'missing_headers'
+  | 'malformed_headers'
+  | 'malformed_body'
+  | TopicBodyFailure;
 
 export type Verification =
   { ok: true; delivery: VerifiedDelivery } | { ok: false; reason: VerificationFailure; detail: string };
 
-export function httpStatusFor(reason: VerificationFailure): 400 | 401 {
+export function httpStatusFor(reason: VerificationFailure): 400 | 401 | 403 {
   switch (reason) {
     case 'missing_hmac':
     case 'invalid_hmac':
@@ -42,7 +49,11 @@ export function httpStatusFor(reason: VerificationFailure): 400 | 401 {
     case 'missing_headers':
     case 'malformed_headers':
     case 'malformed_body':
+    case 'unsupported_topic':
+    case 'body_not_of_topic':
       return 400;
+    case 'shop_mismatch':
+      return 403;
   }
 }
 
@@ -71,8 +82,11 @@ const requiredHeaders = [
   'x-shopify-webhook-id',
 ] as const;
 
-/** Exactly the base64 digest, as the library compares it (no lenient decoding of what was sent). */
-function validHmac(secret: string, rawBody: string, received: string): boolean {
+/**
+ * Exactly the base64 digest of the bytes received, as the platform signs them and the library compares it
+ * (no lenient decoding of what was sent; no text decoding of the body before it is checked).
+ */
+function validHmac(secret: string, rawBody: Uint8Array, received: string): boolean {
   const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('base64'));
   const given = Buffer.from(received);
   return given.length === expected.length && timingSafeEqual(given, expected);
@@ -83,13 +97,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function verifyWebhook(
-  shopify: Shopify,
-  req: IncomingMessage,
-  res: ServerResponse,
-  rawBody: string,
-): Promise<Verification> {
-  void res;
+export function verifyWebhook(shopify: Shopify, req: IncomingMessage, rawBody: Uint8Array): Verification {
   const hmac = header(req, 'x-shopify-hmac-sha256');
   if (!hmac) return { ok: false, reason: 'missing_hmac', detail: 'missing_hmac (X-Shopify-Hmac-Sha256)' };
   if (!validHmac(shopify.config.apiSecretKey, rawBody, hmac)) {
@@ -114,9 +122,10 @@ export async function verifyWebhook(
       detail: parsedHeaders.error.issues.map((i) => i.message).join('; '),
     };
   }
+  const text = Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
   let payload: unknown;
   try {
-    payload = JSON.parse(rawBody);
+    payload = JSON.parse(text);
   } catch {
     return { ok: false, reason: 'malformed_body', detail: 'body is not JSON' };
   }
@@ -124,6 +133,8 @@ export async function verifyWebhook(
     return { ok: false, reason: 'malformed_body', detail: 'body is not a JSON object' };
   }
   const h = parsedHeaders.data;
+  const body = checkTopicBody(h.topic, h.shopDomain, payload);
+  if (!body.ok) return { ok: false, reason: body.reason, detail: body.detail };
   const triggeredAt = h.triggeredAt ? new Date(h.triggeredAt) : null;
   return {
     ok: true,
@@ -135,7 +146,7 @@ export async function verifyWebhook(
       apiVersion: h.apiVersion ?? null,
       // Informational only: an unreadable or unstorable date is dropped rather than failing the write.
       triggeredAt: triggeredAt && isStorableDate(triggeredAt) ? triggeredAt : null,
-      rawBody,
+      rawBody: text,
       payload: payload as Record<string, unknown>,
     },
   };

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_ACCOUNT, TEST_SECRET, TEST_SHOP, type TestApp, waitFor } from '../helpers/app.js';
 import { fixture } from '../helpers/webhooks.js';
+import { checkTopicBody, topicBodies } from '../../src/webhooks/topic-bodies.js';
 
 /**
  * Whatever arrives at POST /webhooks — random bytes, malformed JSON, huge bodies, odd content types, missing,
@@ -74,11 +75,15 @@ const topicArb = mostlyValid(
     '  orders/cancelled ',
     'products/update',
     'app/uninstalled',
+    'shop/redact',
+    'customers/redact',
+    'customers/data_request',
   ),
   fc.oneof(latin1Text(40), fc.constantFrom('', ' ', 'fulfillments', 'a/b/c', 'fulfillments/créate')),
 );
 
 const SHOP = 'prop-shop.myshopify.com';
+const OTHER_SHOP = 'other-prop-shop.myshopify.com';
 const shopArb = mostlyValid(
   fc.constantFrom(SHOP, 'PROP-SHOP.MyShopify.com', 'other-prop-shop.myshopify.com'),
   fc.oneof(
@@ -127,10 +132,9 @@ const anyHeadersArb = fc.record({
 
 /** Every header present once and well formed, except the triggered-at date (any of the odd ones above). */
 const wellFormedHeadersArb = fc.record({
-  'x-shopify-topic': fc
-    .constantFrom('fulfillments/create', 'fulfillments/update', 'orders/cancelled')
-    .map((v) => [v]),
-  'x-shopify-shop-domain': fc.constant<string[]>([SHOP]),
+  'x-shopify-topic': fc.constantFrom(...Object.keys(topicBodies)).map((v) => [v]),
+  // Mostly the shop the bodies below name, sometimes another: a signed body replayed for another shop.
+  'x-shopify-shop-domain': fc.constantFrom(SHOP, SHOP, OTHER_SHOP).map((v) => [v]),
   'x-shopify-webhook-id': fc.uuid().map((v) => [v]),
   'x-shopify-event-id': fc.option(
     fc.uuid().map((v) => [v]),
@@ -166,6 +170,20 @@ const fulfilmentJson = fc
   })
   .map((f) => JSON.stringify({ ...fixture('fulfillments-create.ups'), ...f }));
 
+const otherTopicJson = fc
+  .tuple(fc.constantFrom(SHOP, OTHER_SHOP, SHOP.toUpperCase()), fc.nat({ max: 4 }))
+  .map(([shop, kind]) => {
+    const privacy = { shop_id: 1, shop_domain: shop };
+    const bodies = [
+      { id: 1, domain: shop, myshopify_domain: shop },
+      privacy,
+      { ...privacy, orders_to_redact: [6120000000001], customer: { id: 3 } },
+      { ...privacy, orders_requested: [6120000000001], customer: { id: 3 }, data_request: { id: 9 } },
+      { id: 1, domain: 'shop.example.com', myshopify_domain: shop },
+    ];
+    return JSON.stringify(bodies[kind]);
+  });
+
 const bodyArb: fc.Arbitrary<Buffer> = fc.oneof(
   { arbitrary: fc.constant(Buffer.alloc(0)), weight: 1 },
   { arbitrary: fc.uint8Array({ maxLength: 512 }).map((b) => Buffer.from(b)), weight: 3 },
@@ -177,6 +195,8 @@ const bodyArb: fc.Arbitrary<Buffer> = fc.oneof(
   },
   { arbitrary: fulfilmentJson.map((s) => Buffer.from(s, 'utf8')), weight: 4 },
   { arbitrary: fc.constant(Buffer.from(JSON.stringify(fixture('orders-cancelled')))), weight: 1 },
+  // Real-shaped bodies of the other topics, naming one shop or the other (signed like any body).
+  { arbitrary: otherTopicJson.map((s) => Buffer.from(s, 'utf8')), weight: 4 },
   // Over the 2 MB limit, and just under it (a valid JSON object).
   { arbitrary: fc.constant(Buffer.alloc(3 * 1024 * 1024, 'a')), weight: 1 },
   {
@@ -223,6 +243,35 @@ const specArb: fc.Arbitrary<Spec> = fc.record({
     { arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown'), weight: 1 },
   ),
 });
+/**
+ * A correctly signed body of one topic for one shop, re-sent under any topic and either shop: the headers
+ * are not signed, so only the body's own topic and shop may be taken.
+ */
+const replaySpecArb: fc.Arbitrary<Spec> = fc
+  .record({
+    body: fc.oneof(
+      otherTopicJson,
+      fc.constant(JSON.stringify(fixture('fulfillments-create.ups'))),
+      fc.constant(JSON.stringify(fixture('orders-cancelled'))),
+    ),
+    topic: fc.constantFrom(...Object.keys(topicBodies), 'products/update'),
+    shop: fc.constantFrom(SHOP, OTHER_SHOP),
+    webhookId: fc.uuid(),
+  })
+  .map(({ body, topic, shop, webhookId }) => ({
+    body: Buffer.from(body, 'utf8'),
+    signature: 'valid' as const,
+    headers: {
+      'x-shopify-topic': [topic],
+      'x-shopify-shop-domain': [shop],
+      'x-shopify-webhook-id': [webhookId],
+      'x-shopify-event-id': undefined,
+      'x-shopify-api-version': ['2026-10'],
+      'x-shopify-triggered-at': undefined,
+    },
+    contentType: 'application/json',
+    contentEncoding: undefined,
+  }));
 
 // ---------------------------------------------------------------------------------------------------------
 // Sending and the expected record
@@ -308,7 +357,7 @@ describe('POST /webhooks under arbitrary input', () => {
     async () => {
       const statuses = new Map<number, number>();
       await fc.assert(
-        fc.asyncProperty(specArb, async (spec) => {
+        fc.asyncProperty(fc.oneof(specArb, replaySpecArb), async (spec) => {
           const before = await rowCount();
           const response = await send(spec);
           const after = await rowCount();
@@ -327,6 +376,9 @@ describe('POST /webhooks under arbitrary input', () => {
           if (response.status !== 200) expect(after).toBe(before);
           if (response.status === 200) {
             const key = expectedKey(spec);
+            // Taken only as a body of its own topic that names no other shop than the header's.
+            const check = checkTopicBody(key.topic, key.shopDomain, JSON.parse(spec.body.toString('utf8')));
+            expect(check.ok, `${key.topic} for ${key.shopDomain}: ${spec.body.toString('utf8')}`).toBe(true);
             const row = await app.database.prisma.webhookDelivery.findUnique({
               where: { shopDomain_topic_eventId: key },
             });

@@ -3,7 +3,7 @@ import type express from 'express';
 import { createApp } from '../../src/app/server.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../src/db/client.js';
-import { silentLogger } from '../../src/logger.js';
+import { type Logger, silentLogger } from '../../src/logger.js';
 import { createShopify, type TracksyncShopify } from '../../src/shopify/api.js';
 import { parseKeyring } from '../../src/shops/crypto.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
@@ -29,6 +29,7 @@ export function createTestWebApp(options: {
   appUrl?: string;
   trackingApiBaseUrl?: string;
   onDeliveryRecorded?: () => void;
+  logger?: Logger;
 }): TestWebApp {
   const sessions = new PrismaSessionStorage(options.prisma, { connectionRetries: 0 });
   const shopify = createShopify({
@@ -50,7 +51,7 @@ export function createTestWebApp(options: {
       baseUrl: options.trackingApiBaseUrl ?? 'http://127.0.0.1:9/v1',
       logger: silentLogger,
     }),
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     readiness: async () => ({ ready: true }),
     ...(options.onDeliveryRecorded ? { onDeliveryRecorded: options.onDeliveryRecorded } : {}),
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { appScopes, authCallbackPath, webhookPath } from '../../src/shopify/api.js';
-import { topicHandlers } from '../../src/webhooks/process-deliveries.js';
+import { topicHandlers } from '../../src/webhooks/topics/index.js';
 
 /**
  * The few TOML forms shopify.app.toml uses: `key = "string" | true | false | [ "strings", … ]` (arrays

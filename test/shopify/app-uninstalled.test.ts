@@ -26,7 +26,10 @@ function offlineSession(shop: string): Session {
 
 async function uninstall(shop: string) {
   return db.prisma.$transaction((tx) =>
-    handleAppUninstalled({ tx, shopDomain: shop, matcher: undefined as never }, { domain: shop }),
+    handleAppUninstalled(
+      { tx, shopDomain: shop, matcher: undefined as never },
+      { id: '1', domain: shop, myshopify_domain: shop },
+    ),
   );
 }
 

@@ -5,6 +5,7 @@ import {
   customersRedactPayload,
   fulfillmentPayload,
   orderCancelledPayload,
+  shopRedactPayload,
   orderNameFromFulfillmentName,
 } from '../../src/webhooks/payloads.js';
 import { fulfilmentBody } from '../helpers/factories.js';
@@ -202,15 +203,16 @@ describe('orderCancelledPayload', () => {
     });
   });
 
-  it('falls back to updated_at, then null', () => {
-    expect(orderCancelledPayload.parse({ id: '7', updated_at: '2026-01-01T00:00:00Z' }).cancelledAt).toEqual(
-      new Date('2026-01-01T00:00:00Z'),
-    );
-    expect(orderCancelledPayload.parse({ id: 7 })).toEqual({
+  it('needs cancelled_at: every cancelled order has one, and no fulfilment body does', () => {
+    expect(orderCancelledPayload.parse({ id: 7, cancelled_at: '2026-01-01T00:00:00Z' })).toEqual({
       orderId: '7',
       orderName: null,
-      cancelledAt: null,
+      cancelledAt: new Date('2026-01-01T00:00:00Z'),
     });
+    expect(orderCancelledPayload.safeParse({ id: '7', updated_at: '2026-01-01T00:00:00Z' }).success).toBe(
+      false,
+    );
+    expect(orderCancelledPayload.safeParse(fixture('fulfillments-create.ups')).success).toBe(false);
   });
 
   it('refuses a body without a numeric id', () => {
@@ -229,11 +231,33 @@ describe('privacy payloads', () => {
         data_request: { id: 9999 },
       }).orders_requested,
     ).toEqual(['6120000000001', '6120000000002']);
-    expect(customersRedactPayload.parse({ orders_to_redact: [1, '2'] }).orders_to_redact).toEqual(['1', '2']);
-    expect(customersRedactPayload.parse({}).orders_to_redact).toEqual([]);
+    expect(
+      customersRedactPayload.parse({ shop_domain: 'x.myshopify.com', orders_to_redact: [1, '2'] })
+        .orders_to_redact,
+    ).toEqual(['1', '2']);
+  });
+
+  it('needs the shop and the topic’s own order list', () => {
+    expect(customersRedactPayload.safeParse({ orders_to_redact: [1] }).success).toBe(false);
+    expect(customersRedactPayload.safeParse({ shop_domain: 'x.myshopify.com' }).success).toBe(false);
+    expect(customersDataRequestPayload.safeParse({ shop_domain: 'x.myshopify.com' }).success).toBe(false);
+    const redact = { shop_domain: 'x.myshopify.com', orders_to_redact: [1], customer: { id: 1 } };
+    expect(customersDataRequestPayload.safeParse(redact).success).toBe(false);
+  });
+
+  it('reads a shop redact, and refuses a customer’s request sent as one', () => {
+    expect(shopRedactPayload.parse({ shop_id: 954889, shop_domain: 'X.myshopify.com' })).toEqual({
+      shop_id: '954889',
+      shop_domain: 'x.myshopify.com',
+    });
+    expect(shopRedactPayload.safeParse({ shop_id: 1 }).success).toBe(false);
+    const redact = { shop_domain: 'x.myshopify.com', orders_to_redact: [1], customer: { id: 1 } };
+    expect(shopRedactPayload.safeParse(redact).success).toBe(false);
   });
 
   it('refuses a non-numeric order id', () => {
-    expect(customersRedactPayload.safeParse({ orders_to_redact: ['x'] }).success).toBe(false);
+    expect(
+      customersRedactPayload.safeParse({ shop_domain: 'x.myshopify.com', orders_to_redact: ['x'] }).success,
+    ).toBe(false);
   });
 });

@@ -76,7 +76,7 @@ describe('processDeliveries', () => {
     const row = await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
     expect(row.state).toBe('failed');
     expect(row.payload).toBe(JSON.stringify(body));
-    expect(row.error).toMatch(/fulfilment payload: id/);
+    expect(row.error).toMatch(/^body_not_of_topic: not a fulfillments\/create body \(id: /);
     expect(await db.prisma.tracker.count()).toBe(0);
   });
 

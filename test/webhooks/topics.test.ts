@@ -3,14 +3,8 @@ import { createCarrierRepository } from '../../src/carriers/carrier-repository.j
 import { createCarrierMatcher } from '../../src/carriers/match.js';
 import { silentLogger } from '../../src/logger.js';
 import { processDeliveries } from '../../src/webhooks/process-deliveries.js';
-import { handleAppUninstalled } from '../../src/webhooks/topics/app-uninstalled.js';
-import {
-  handleCustomersDataRequest,
-  handleCustomersRedact,
-  handleShopRedact,
-} from '../../src/webhooks/topics/compliance.js';
-import { handleFulfillment } from '../../src/webhooks/topics/fulfillment.js';
-import type { TopicHandler, TopicResult } from '../../src/webhooks/topics/types.js';
+import { applyDelivery } from '../../src/webhooks/topics/index.js';
+import type { TopicResult } from '../../src/webhooks/topics/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createDelivery, fulfilmentBody, resetDatabase, uniqueDomain } from '../helpers/factories.js';
 
@@ -28,9 +22,17 @@ beforeEach(async () => {
 
 const matcher = createCarrierMatcher([]);
 
-function handle(handler: TopicHandler, shopDomain: string, payload: unknown): Promise<TopicResult> {
-  return db.prisma.$transaction((tx) => handler({ tx, shopDomain, matcher }, payload));
+/** A delivery's body applied as the worker does: checked against its topic and shop, then its use case. */
+function handle(topic: string, shopDomain: string, payload: unknown): Promise<TopicResult> {
+  return db.prisma.$transaction((tx) => applyDelivery({ tx, shopDomain, matcher }, topic, payload));
 }
+
+/** The shop fields every privacy topic's body carries. */
+const privacy = (shopDomain: string, body: Record<string, unknown>) => ({
+  shop_id: 1,
+  shop_domain: shopDomain,
+  ...body,
+});
 
 const ORDER_A = '7000000000001'; // the customer's order, shipped to 80331 DE
 const ORDER_B = '7000000000002'; // someone else's, shipped to 40003 US
@@ -38,7 +40,7 @@ const ORDER_B = '7000000000002'; // someone else's, shipped to 40003 US
 /** A shop with two orders' fulfilments applied, plus bodies still stored for both orders. */
 async function seed(domain: string) {
   await handle(
-    handleFulfillment,
+    'fulfillments/create',
     domain,
     fulfilmentBody({
       id: 8000000000001,
@@ -50,7 +52,7 @@ async function seed(domain: string) {
     }),
   );
   await handle(
-    handleFulfillment,
+    'fulfillments/create',
     domain,
     fulfilmentBody({
       id: 8000000000002,
@@ -95,7 +97,7 @@ describe('customers/data_request', () => {
   it('records what is held for the orders asked about, and only for them', async () => {
     const domain = uniqueDomain();
     await seed(domain);
-    const result = await handle(handleCustomersDataRequest, domain, {
+    const result = await handle('customers/data_request', domain, {
       shop_domain: domain,
       orders_requested: [Number(ORDER_A)],
       customer: { id: 1, email: 'mia@example.de' },
@@ -128,14 +130,20 @@ describe('customers/data_request', () => {
   });
 
   it('records an empty answer for a shop it does not know', async () => {
-    const result = await handle(handleCustomersDataRequest, uniqueDomain(), { orders_requested: [1] });
+    const domain = uniqueDomain();
+    const result = await handle('customers/data_request', domain, privacy(domain, { orders_requested: [1] }));
     expect(result.kind).toBe('applied');
     const summary = JSON.parse((await db.prisma.complianceRequest.findFirstOrThrow()).summary);
     expect(summary).toEqual({ ordersRequested: ['1'], dataHeld: [] });
   });
 
   it('rejects a body with a non-numeric order id', async () => {
-    const result = await handle(handleCustomersDataRequest, uniqueDomain(), { orders_requested: ['x'] });
+    const domain = uniqueDomain();
+    const result = await handle(
+      'customers/data_request',
+      domain,
+      privacy(domain, { orders_requested: ['x'] }),
+    );
     expect(result.kind).toBe('rejected');
   });
 });
@@ -144,7 +152,7 @@ describe('customers/redact', () => {
   it('forgets the destination of the orders’ lines and trackers and empties bodies mentioning them', async () => {
     const domain = uniqueDomain();
     const { shop, pendingA, pendingB, elsewhere } = await seed(domain);
-    const result = await handle(handleCustomersRedact, domain, {
+    const result = await handle('customers/redact', domain, {
       shop_domain: domain,
       customer: { id: 1, email: 'mia@example.de' },
       orders_to_redact: [Number(ORDER_A)],
@@ -186,10 +194,10 @@ describe('customers/redact', () => {
     const domain = uniqueDomain();
     await seed(domain);
     await db.prisma.webhookDelivery.deleteMany({ where: { shopDomain: { not: domain } } });
-    await handle(handleCustomersDataRequest, domain, { orders_requested: [ORDER_A, ORDER_B] });
+    await handle('customers/data_request', domain, privacy(domain, { orders_requested: [ORDER_A, ORDER_B] }));
     expect(await everythingHeld()).toContain('80331');
 
-    await handle(handleCustomersRedact, domain, { orders_to_redact: [ORDER_A] });
+    await handle('customers/redact', domain, privacy(domain, { orders_to_redact: [ORDER_A] }));
     const held = await everythingHeld();
     expect(held).not.toContain('80331');
     expect(held).toContain('40003'); // the other customer's data stays
@@ -212,12 +220,11 @@ describe('customers/redact', () => {
   });
 
   it('does nothing harmful for an unknown shop or an empty order list', async () => {
-    expect((await handle(handleCustomersRedact, uniqueDomain(), { orders_to_redact: [] })).kind).toBe(
-      'applied',
-    );
-    expect((await handle(handleCustomersRedact, uniqueDomain(), { orders_to_redact: [1] })).kind).toBe(
-      'applied',
-    );
+    for (const orders of [[], [1]]) {
+      const domain = uniqueDomain();
+      const result = await handle('customers/redact', domain, privacy(domain, { orders_to_redact: orders }));
+      expect(result.kind).toBe('applied');
+    }
     expect(await db.prisma.complianceRequest.count()).toBe(2);
   });
 });
@@ -231,9 +238,9 @@ describe('shop/redact', () => {
     const carriers = createCarrierRepository(db.prisma);
     await carriers.setOverride(db.prisma, shop.id, 'Acme', 'acme');
     await db.prisma.cancelledOrder.create({ data: { shopId: shop.id, orderId: ORDER_B } });
-    await handle(handleCustomersDataRequest, domain, { orders_requested: [ORDER_A] });
+    await handle('customers/data_request', domain, privacy(domain, { orders_requested: [ORDER_A] }));
 
-    const result = await handle(handleShopRedact, domain, { shop_domain: domain, shop_id: 1 });
+    const result = await handle('shop/redact', domain, { shop_domain: domain, shop_id: 1 });
     expect(result.kind).toBe('applied');
 
     expect(await db.prisma.shop.findUnique({ where: { id: shop.id } })).toBeNull();
@@ -258,7 +265,8 @@ describe('shop/redact', () => {
   });
 
   it('is harmless for a shop it does not know', async () => {
-    const result = await handle(handleShopRedact, uniqueDomain(), {});
+    const domain = uniqueDomain();
+    const result = await handle('shop/redact', domain, privacy(domain, {}));
     expect(result).toMatchObject({ kind: 'applied' });
   });
 });
@@ -273,7 +281,9 @@ describe('app/uninstalled', () => {
       orderBy: { id: 'asc' },
     });
 
-    expect(await handle(handleAppUninstalled, domain, { id: 1, domain })).toMatchObject({ kind: 'applied' });
+    expect(
+      await handle('app/uninstalled', domain, { id: 1, domain, myshopify_domain: domain }),
+    ).toMatchObject({ kind: 'applied' });
     const after = await db.prisma.shop.findUniqueOrThrow({ where: { id: shop.id } });
     expect(after).toMatchObject({ pausedReason: 'uninstalled', probeAt: null });
     expect(after.pausedAt).toBeInstanceOf(Date);
@@ -284,14 +294,20 @@ describe('app/uninstalled', () => {
   });
 
   it('ignores a shop it does not know', async () => {
-    expect(await handle(handleAppUninstalled, uniqueDomain(), {})).toMatchObject({ kind: 'ignored' });
+    const domain = uniqueDomain();
+    const body = { id: 1, domain, myshopify_domain: domain };
+    expect(await handle('app/uninstalled', domain, body)).toMatchObject({ kind: 'ignored' });
     expect(await db.prisma.shop.count()).toBe(0);
   });
 
   it('runs through the delivery processor too', async () => {
     const domain = uniqueDomain();
     await seed(domain);
-    await createDelivery(db.prisma, { id: 1 }, { shopDomain: domain, topic: 'app/uninstalled' });
+    await createDelivery(
+      db.prisma,
+      { id: 1, domain, myshopify_domain: domain },
+      { shopDomain: domain, topic: 'app/uninstalled' },
+    );
     await db.prisma.webhookDelivery.updateMany({
       where: { topic: { not: 'app/uninstalled' } },
       data: { state: 'processed' },

@@ -43,10 +43,9 @@ describe('verifyWebhook behind a plain node:http server', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        void verifyWebhook(shopify, req, res, Buffer.concat(chunks).toString('utf8')).then((v) => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(v));
-        });
+        const v = verifyWebhook(shopify, req, Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(v));
       });
     });
     server.listen(0, '127.0.0.1');
@@ -108,12 +107,15 @@ describe('verifyWebhook behind a plain node:http server', () => {
 });
 
 describe('httpStatusFor', () => {
-  it('is 401 for signature problems and 400 for everything else', () => {
+  it('is 401 for signature problems, 403 for a body of another shop and 400 for everything else', () => {
     expect(httpStatusFor('missing_hmac')).toBe(401);
     expect(httpStatusFor('invalid_hmac')).toBe(401);
     expect(httpStatusFor('missing_headers')).toBe(400);
     expect(httpStatusFor('malformed_headers')).toBe(400);
     expect(httpStatusFor('malformed_body')).toBe(400);
+    expect(httpStatusFor('unsupported_topic')).toBe(400);
+    expect(httpStatusFor('body_not_of_topic')).toBe(400);
+    expect(httpStatusFor('shop_mismatch')).toBe(403);
   });
 });
 
@@ -145,7 +147,9 @@ describe('POST /webhooks (express app)', () => {
     request(app).post('/webhooks').set(headers).send(body);
 
   it('records a signed delivery exactly as signed and answers 200', async () => {
-    const { body, headers } = delivery({ body: '{ "id" : 1,\n "note": "Straße ✓" }' });
+    const { body, headers } = delivery({
+      body: '{ "id" : 1, "order_id": 2, "status": "success",\n "note": "Straße ✓" }',
+    });
     const response = await post(body, headers);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, duplicate: false });
@@ -305,7 +309,10 @@ describe('the HMAC check gives the library’s verdict', () => {
     ['no shop domain', (d) => delete d.headers['x-shopify-shop-domain']],
     ['no webhook id', (d) => delete d.headers['x-shopify-webhook-id']],
     ['no api version', (d) => delete d.headers['x-shopify-api-version']],
-    ['unicode body', (d) => (d.body = JSON.stringify({ note: 'Grüße, 東京 🚚' }))],
+    [
+      'unicode body',
+      (d) => (d.body = JSON.stringify({ ...fixture('fulfillments-create.ups'), note: 'Grüße, 東京 🚚' })),
+    ],
   ];
 
   it.each(variants)('%s', async (name, change) => {
@@ -321,7 +328,7 @@ describe('the HMAC check gives the library’s verdict', () => {
       method: 'POST',
       url: '/webhooks',
     });
-    const ours = await verifyWebhook(shopify, req, {} as never, d.body);
+    const ours = verifyWebhook(shopify, req, Buffer.from(d.body, 'utf8'));
     const theirs = await shopify.webhooks.validate({
       rawBody: d.body,
       rawRequest: req,

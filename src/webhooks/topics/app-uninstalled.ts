@@ -5,7 +5,7 @@ import type { TopicHandler } from './types.js';
  * account) and its sessions go (the access tokens no longer work, and a reinstall must not find one and
  * skip the install); the rest of its data goes when the platform sends shop/redact, 48 hours later.
  */
-export const handleAppUninstalled: TopicHandler = async (ctx) => {
+export const handleAppUninstalled: TopicHandler<'app/uninstalled'> = async (ctx) => {
   const { count: sessions } = await ctx.tx.session.deleteMany({ where: { shop: ctx.shopDomain } });
   const { count } = await ctx.tx.shop.updateMany({
     where: { domain: ctx.shopDomain },

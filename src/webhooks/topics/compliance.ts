@@ -1,5 +1,4 @@
-import { customersDataRequestPayload, customersRedactPayload } from '../payloads.js';
-import { describeIssues, type TopicContext, type TopicHandler } from './types.js';
+import type { TopicContext, TopicHandler } from './types.js';
 
 /**
  * The platform's mandatory privacy topics. What this app holds about a customer: for each of their
@@ -8,11 +7,9 @@ import { describeIssues, type TopicContext, type TopicHandler } from './types.js
  */
 
 /** customers/data_request: records what is held for the orders asked about, for the merchant to hand over. */
-export const handleCustomersDataRequest: TopicHandler = async (ctx, payload) => {
-  const parsed = customersDataRequestPayload.safeParse(payload);
-  if (!parsed.success) return { kind: 'rejected', detail: `data request: ${describeIssues(parsed.error)}` };
+export const handleCustomersDataRequest: TopicHandler<'customers/data_request'> = async (ctx, request) => {
   const shop = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain } });
-  const orders = parsed.data.orders_requested;
+  const orders = request.orders_requested;
   const lines = shop
     ? await ctx.tx.trackingLine.findMany({
         where: { shopId: shop.id, orderId: { in: orders } },
@@ -40,10 +37,8 @@ export const handleCustomersDataRequest: TopicHandler = async (ctx, payload) => 
 };
 
 /** customers/redact: forgets the destination of the customer's orders and any body still mentioning them. */
-export const handleCustomersRedact: TopicHandler = async (ctx, payload) => {
-  const parsed = customersRedactPayload.safeParse(payload);
-  if (!parsed.success) return { kind: 'rejected', detail: `redact request: ${describeIssues(parsed.error)}` };
-  const orders = parsed.data.orders_to_redact;
+export const handleCustomersRedact: TopicHandler<'customers/redact'> = async (ctx, request) => {
+  const orders = request.orders_to_redact;
   const shop = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain } });
   let lines = 0;
   if (shop && orders.length > 0) {
@@ -65,15 +60,7 @@ export const handleCustomersRedact: TopicHandler = async (ctx, payload) => {
   }
   // Answers to earlier data requests list the same destinations: drop these orders' entries from them.
   const answers = orders.length > 0 ? await forgetInDataRequestAnswers(ctx, new Set(orders)) : 0;
-  let bodies = 0;
-  for (const orderId of orders) {
-    bodies += (
-      await ctx.tx.webhookDelivery.updateMany({
-        where: { shopDomain: ctx.shopDomain, payload: { contains: orderId } },
-        data: { payload: '' },
-      })
-    ).count;
-  }
+  const bodies = orders.length > 0 ? await forgetBodiesNaming(ctx, new Set(orders)) : 0;
   await ctx.tx.complianceRequest.create({
     data: {
       shopDomain: ctx.shopDomain,
@@ -83,6 +70,52 @@ export const handleCustomersRedact: TopicHandler = async (ctx, payload) => {
   });
   return { kind: 'applied', detail: `redacted ${lines} tracking line(s) and ${bodies} stored body(ies)` };
 };
+
+/**
+ * Empties the shop's stored bodies (unprocessed or failed ones: processed bodies are emptied already) that
+ * name one of the orders, matched by exact id where a body names an order — never as a substring, so
+ * redacting order 1 leaves order 12's bodies alone. The text search only narrows the candidates.
+ */
+async function forgetBodiesNaming(ctx: TopicContext, orders: ReadonlySet<string>): Promise<number> {
+  const candidates = await ctx.tx.webhookDelivery.findMany({
+    where: {
+      shopDomain: ctx.shopDomain,
+      payload: { not: '' },
+      OR: [...orders].map((orderId) => ({ payload: { contains: orderId } })),
+    },
+    select: { id: true, topic: true, payload: true },
+  });
+  const naming = candidates.filter((d) => ordersNamedBy(d.topic, d.payload).some((id) => orders.has(id)));
+  if (naming.length === 0) return 0;
+  const { count } = await ctx.tx.webhookDelivery.updateMany({
+    where: { id: { in: naming.map((d) => d.id) } },
+    data: { payload: '' },
+  });
+  return count;
+}
+
+/** The order ids a stored body names: its own id for an order topic, `order_id`, and listed orders. */
+export function ordersNamedBy(topic: string, payload: string): string[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return [];
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  const record = body as Record<string, unknown>;
+  const ids: unknown[] = [record.order_id];
+  if (topic.startsWith('orders/')) ids.push(record.id);
+  for (const list of [record.orders_to_redact, record.orders_requested, record.fulfillments]) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list as unknown[]) {
+      ids.push(item !== null && typeof item === 'object' ? (item as Record<string, unknown>).order_id : item);
+    }
+  }
+  return ids
+    .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number')
+    .map((id) => String(id).trim());
+}
 
 /** Removes the given orders' entries from the shop's recorded data-request answers; returns how many changed. */
 async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet<string>): Promise<number> {
@@ -109,8 +142,25 @@ async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet
   return changed;
 }
 
-/** shop/redact: everything the app holds for the shop goes. */
-export const handleShopRedact: TopicHandler = async (ctx) => {
+/**
+ * shop/redact: everything the app holds for the shop goes, its sessions included — unless the shop is
+ * still installed (a live offline session, and no app/uninstalled since it was made: uninstalling deletes
+ * the sessions and marks the shop). The platform sends shop/redact 48 hours after an uninstall, so a redact
+ * for an installed shop is not the platform's: it changes nothing and is only recorded, with why.
+ */
+export const handleShopRedact: TopicHandler<'shop/redact'> = async (ctx) => {
+  const installed = await stillInstalled(ctx);
+  if (installed) {
+    await ctx.tx.complianceRequest.create({
+      data: {
+        shopDomain: ctx.shopDomain,
+        topic: 'shop/redact',
+        summary: JSON.stringify({ refused: installed }),
+      },
+    });
+    return { kind: 'ignored', detail: `shop data kept: ${installed}` };
+  }
+  const sessions = (await ctx.tx.session.deleteMany({ where: { shop: ctx.shopDomain } })).count;
   const shops = (await ctx.tx.shop.deleteMany({ where: { domain: ctx.shopDomain } })).count;
   const deliveries = (
     await ctx.tx.webhookDelivery.updateMany({ where: { shopDomain: ctx.shopDomain }, data: { payload: '' } })
@@ -123,11 +173,40 @@ export const handleShopRedact: TopicHandler = async (ctx) => {
     data: {
       shopDomain: ctx.shopDomain,
       topic: 'shop/redact',
-      summary: JSON.stringify({ shops, deliveries }),
+      summary: JSON.stringify({ shops, sessions, deliveries }),
     },
   });
   return {
     kind: 'applied',
-    detail: `shop data deleted (${shops} shop row(s), ${deliveries} stored body(ies) emptied)`,
+    detail: `shop data deleted (${shops} shop row(s), ${sessions} session(s), ${deliveries} stored body(ies) emptied)`,
   };
 };
+
+/** Why the shop counts as installed, or null when it does not. */
+async function stillInstalled(ctx: TopicContext): Promise<string | null> {
+  const now = new Date();
+  const live = await ctx.tx.session.findFirst({
+    where: {
+      shop: ctx.shopDomain,
+      isOnline: false,
+      accessToken: { not: '' },
+      OR: [
+        { expires: null },
+        { expires: { gt: now } },
+        // An expired expiring token that can still be renewed is as good as a live one.
+        {
+          refreshToken: { not: null },
+          OR: [{ refreshTokenExpires: null }, { refreshTokenExpires: { gt: now } }],
+        },
+      ],
+    },
+    select: { id: true },
+  });
+  if (!live) return null;
+  const shop = await ctx.tx.shop.findUnique({
+    where: { domain: ctx.shopDomain },
+    select: { uninstalledAt: true },
+  });
+  if (shop?.uninstalledAt) return null;
+  return 'the shop is still installed (it has a live offline session and no app/uninstalled after it)';
+}

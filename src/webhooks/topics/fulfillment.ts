@@ -1,17 +1,16 @@
 import { carrierOverrides } from '../../carriers/carrier-repository.js';
 import { ensureShop } from '../../shops/shop-repository.js';
 import { applyFulfillment } from '../../trackers/desired-state.js';
-import { fulfillmentPayload } from '../payloads.js';
-import { describeIssues, type TopicHandler } from './types.js';
+import type { TopicHandler } from './types.js';
 
 /** fulfillments/create and fulfillments/update: the fulfilment's tracking numbers become wanted trackers. */
-export const handleFulfillment: TopicHandler = async (ctx, payload) => {
-  const parsed = fulfillmentPayload.safeParse(payload);
-  if (!parsed.success)
-    return { kind: 'rejected', detail: `fulfilment payload: ${describeIssues(parsed.error)}` };
+export const handleFulfillment: TopicHandler<'fulfillments/create' | 'fulfillments/update'> = async (
+  ctx,
+  fulfillment,
+) => {
   const shop = await ensureShop(ctx.tx, ctx.shopDomain);
   const match = { matcher: ctx.matcher, overrides: await carrierOverrides(ctx.tx, shop.id) };
-  const outcome = await applyFulfillment(ctx.tx, shop, parsed.data, match);
+  const outcome = await applyFulfillment(ctx.tx, shop, fulfillment, match);
   if (outcome.kind === 'stale') return { kind: 'ignored', detail: outcome.why };
   return {
     kind: 'applied',

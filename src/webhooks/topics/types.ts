@@ -1,5 +1,6 @@
 import type { CarrierMatcher } from '../../carriers/match.js';
 import type { Tx } from '../../db/client.js';
+import type { SupportedTopic, TopicBody } from '../topic-bodies.js';
 
 /** What a topic's use case gets: the delivery's transaction and the few services it may use. */
 export interface TopicContext {
@@ -18,11 +19,8 @@ export type TopicResult =
   | { kind: 'ignored'; detail: string }
   | { kind: 'rejected'; detail: string };
 
-export type TopicHandler = (ctx: TopicContext, payload: unknown) => Promise<TopicResult>;
-
-export function describeIssues(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
-    .join('; ');
-}
+/** A topic's use case, given its body already checked against the topic and shop (topic-bodies.ts). */
+export type TopicHandler<T extends SupportedTopic> = (
+  ctx: TopicContext,
+  body: TopicBody<T>,
+) => Promise<TopicResult>;
