@@ -1,4 +1,4 @@
-import type { DatabaseClient } from './client.js';
+import type { DatabaseClient, Tx } from './client.js';
 import type { DatabaseProvider } from './provider.js';
 
 /**
@@ -19,9 +19,15 @@ export function registerProvider(prisma: DatabaseClient, provider: DatabaseProvi
   providers.set(prisma, provider);
 }
 
-/** The provider of a client made by createDatabase (a client made otherwise is taken as SQLite). */
-export function providerOf(prisma: DatabaseClient): DatabaseProvider {
-  return providers.get(prisma) ?? 'sqlite';
+/**
+ * The provider of a client made by createDatabase, or of a transaction's client (Prisma keeps the provider
+ * it was generated for on every client it makes); anything else is taken as SQLite.
+ */
+export function providerOf(prisma: DatabaseClient | Tx): DatabaseProvider {
+  const registered = providers.get(prisma);
+  if (registered) return registered;
+  const active = (prisma as { _activeProvider?: unknown })._activeProvider;
+  return active === 'postgresql' ? 'postgresql' : 'sqlite';
 }
 
 /** What to claim, in SQL for PostgreSQL (alias `q` for the table) and as a Prisma filter for SQLite. */

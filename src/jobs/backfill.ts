@@ -4,10 +4,11 @@ import { carrierOverrides } from '../carriers/carrier-repository.js';
 import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
+import { safeReason } from '../errors/safe-reason.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
-import type { FulfillmentPayload } from '../webhooks/payloads.js';
+import { type FulfillmentPayload, fulfillmentPayload } from '../webhooks/payloads.js';
 
 /**
  * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
@@ -134,31 +135,31 @@ export function ordersSearch(days: number, startedAt: Date): string {
   return `created_at:>=${since.toISOString().slice(0, 10)}`;
 }
 
-/** The store's fulfilment as the webhook's payload says it. */
+/**
+ * The store's fulfilment as the webhook's payload says it, read through the same schema as the webhook's
+ * body (bounds on tracking numbers, text every database can store).
+ */
 export function toFulfillmentPayload(
   order: GraphqlOrder,
   fulfillment: GraphqlOrder['fulfillments'][number],
 ): FulfillmentPayload {
-  const numbers = new Set<string>();
-  let company: string | null = null;
-  for (const info of fulfillment.trackingInfo) {
-    const n = info.number?.trim();
-    if (n) numbers.add(n);
-    const c = info.company?.trim();
-    if (c && company === null) company = c;
+  const parsed = fulfillmentPayload.safeParse({
+    id: fulfillment.legacyResourceId,
+    order_id: order.legacyResourceId,
+    name: order.name,
+    status: fulfillment.status,
+    updated_at: fulfillment.updatedAt,
+    created_at: fulfillment.createdAt,
+    tracking_company: fulfillment.trackingInfo.map((i) => i.company?.trim()).find(Boolean) ?? null,
+    tracking_numbers: fulfillment.trackingInfo.map((i) => i.number),
+    destination: { zip: order.shippingAddress?.zip, country_code: order.shippingAddress?.countryCodeV2 },
+  });
+  if (!parsed.success) {
+    throw new Error(
+      `fulfilment ${fulfillment.legacyResourceId} of order ${order.legacyResourceId} is not usable: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
   }
-  const date = (v: string | null) => (v ? new Date(v) : null);
-  return {
-    fulfillmentId: fulfillment.legacyResourceId,
-    orderId: order.legacyResourceId,
-    orderName: order.name?.trim() || null,
-    status: fulfillment.status.toLowerCase(),
-    updatedAt: date(fulfillment.updatedAt) ?? date(fulfillment.createdAt),
-    carrierName: company,
-    trackingNumbers: [...numbers],
-    postalCode: order.shippingAddress?.zip?.trim() || null,
-    destinationCountry: order.shippingAddress?.countryCodeV2?.toUpperCase() ?? null,
-  };
+  return parsed.data;
 }
 
 export type StepResult = 'page' | 'done' | 'failed' | 'lost';
@@ -286,7 +287,7 @@ export async function runBackfills(deps: BackfillDeps, limit = 4): Promise<numbe
   return claimed.length;
 }
 
+/** Stored on the job and shown on the page: one clear line, never a stack or a source path. */
 function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return (message.split('\n')[0] ?? '').slice(0, 500) || 'unknown error';
+  return safeReason(error, 500);
 }

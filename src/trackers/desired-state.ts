@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
+import { providerOf } from '../db/claim.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { DatabaseProvider } from '../db/provider.js';
-import type { Shop, TrackingLine } from '../generated/sqlite/client.js';
+import type { Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
 
 /**
@@ -51,6 +52,7 @@ export async function applyFulfillment(
   fulfillment: FulfillmentPayload,
   match: MatchContext,
 ): Promise<ApplyOutcome> {
+  const provider = providerOf(tx);
   await lockShop(tx, shop.id);
   const key = { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } };
   const existing = await tx.fulfillment.findUnique({ where: key });
@@ -112,57 +114,111 @@ export async function applyFulfillment(
     lines.filter((l) => !wanted.has(l.trackingNumber)),
     touched,
   );
-  let waiting = 0;
-  let made = 0;
-  const carrierKey = fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null;
-  for (const trackingNumber of fulfillment.trackingNumbers) {
-    const previous = lines.find((l) => l.trackingNumber === trackingNumber);
-    const details = {
-      orderId: fulfillment.orderId,
-      orderName: fulfillment.orderName,
-      carrierName: fulfillment.carrierName,
-      carrierKey,
-      postalCode: fulfillment.postalCode,
-      destinationCountry: fulfillment.destinationCountry,
-    };
-    if (!previous) {
-      // A new number: its tracker first, so the line is written once, already pointing at it.
-      const active = shop.createOnFulfillment;
-      const { trackerId, fresh } = await trackerForNewLine(
-        tx,
-        shop,
-        { trackingNumber, active, ...details },
-        match,
-      );
-      await tx.trackingLine.create({
-        data: {
-          shopId: shop.id,
-          fulfillmentId: fulfillment.fulfillmentId,
-          trackingNumber,
-          active,
-          trackerId,
-          ...details,
-        },
-        select: { id: true },
-      });
-      // A tracker made just now already has the state this line gives it; an older one is re-derived.
-      if (trackerId && !fresh) touched.add(trackerId);
-      if (fresh) made++;
-      if (!trackerId && active) waiting++;
-      continue;
+  // One fulfilment's numbers share its carrier, destination and order: everything below is set-based, a
+  // handful of statements whatever the count (bounded by trackingNumberLimits), so the transaction stays
+  // short. It does not yield inside: on SQLite the connection is the process's one, and a transaction
+  // left open across event-loop turns holds every other query (and, with a second connection, blocks the
+  // synchronous driver on the busy timeout).
+  const details = {
+    orderId: fulfillment.orderId,
+    orderName: fulfillment.orderName,
+    carrierName: fulfillment.carrierName,
+    carrierKey: fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null,
+    postalCode: fulfillment.postalCode,
+    destinationCountry: fulfillment.destinationCountry,
+  };
+  const byNumber = new Map(lines.map((l) => [l.trackingNumber, l]));
+  const fresh = fulfillment.trackingNumbers.filter((n) => !byNumber.has(n));
+  const again = fulfillment.trackingNumbers.flatMap((n) => byNumber.get(n) ?? []);
+  const { slug } = match.matcher.match(fulfillment.carrierName, match.overrides);
+  const active = shop.createOnFulfillment;
+  const now = new Date();
+
+  // Trackers: the existing ones for these numbers, and new rows for the rest. A tracker made for a new
+  // line already has the state that line gives it (wanted and pending when active); one made for a line
+  // seen before is born removed and in sync, and recompute() derives its state from its lines.
+  const trackerIds = new Map<string, string>();
+  const created = new Set<string>();
+  if (slug && fulfillment.trackingNumbers.length > 0) {
+    for (const t of await tx.tracker.findMany({
+      where: { shopId: shop.id, provider: slug, trackingNumber: { in: fulfillment.trackingNumbers } },
+      select: { id: true, trackingNumber: true },
+    })) {
+      trackerIds.set(t.trackingNumber, t.id);
     }
-    // A number listed again after it was dropped is wanted again (unless the shop creates no trackers).
-    const line = await tx.trackingLine.update({
-      where: { id: previous.id },
-      data: { ...details, active: previous.active || shop.createOnFulfillment },
-    });
-    if (previous.trackerId) touched.add(previous.trackerId);
-    const trackerId = await resolveLine(tx, shop, line, match);
-    if (trackerId) touched.add(trackerId);
-    else if (line.active) waiting++;
+    const freshNumbers = new Set(fresh);
+    const rows = fulfillment.trackingNumbers
+      .filter((n) => !trackerIds.has(n))
+      .map((trackingNumber) => {
+        const id = randomUUID();
+        trackerIds.set(trackingNumber, id);
+        const born = freshNumbers.has(trackingNumber) && active;
+        if (freshNumbers.has(trackingNumber)) created.add(id);
+        return {
+          id,
+          createdAt: now,
+          updatedAt: now,
+          nextAttemptAt: now,
+          shopId: shop.id,
+          trackingNumber,
+          provider: slug,
+          orderKey: orderKeyFor(shop, fulfillment.orderId, fulfillment.orderName),
+          postalCode: fulfillment.postalCode,
+          destinationCountry: fulfillment.destinationCountry,
+          desired: born ? 'active' : 'removed',
+          remote: 'absent',
+          syncState: born ? 'pending' : 'synced',
+        };
+      });
+    await insertRows(tx, provider, 'Tracker', trackerColumns, rows);
+  }
+  for (const n of fresh) {
+    const id = trackerIds.get(n);
+    // A tracker made just now for a new line already has its state; an older one is re-derived.
+    if (id && !created.has(id)) touched.add(id);
+  }
+
+  // New numbers: their lines, written once, already pointing at their trackers.
+  await insertRows(
+    tx,
+    provider,
+    'TrackingLine',
+    lineColumns,
+    fresh.map((trackingNumber) => ({
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+      shopId: shop.id,
+      fulfillmentId: fulfillment.fulfillmentId,
+      trackingNumber,
+      active,
+      trackerId: trackerIds.get(trackingNumber) ?? null,
+      ...details,
+    })),
+  );
+
+  // Numbers seen before: new details, wanted again when listed again (unless the shop creates no
+  // trackers), and pointed at the tracker their carrier now gives.
+  if (again.length > 0) {
+    const revived = again.filter((l) => l.active || active).map((l) => l.id);
+    const dormant = again.filter((l) => !(l.active || active)).map((l) => l.id);
+    if (revived.length > 0)
+      await tx.trackingLine.updateMany({
+        where: { id: { in: revived } },
+        data: { ...details, active: true },
+      });
+    if (dormant.length > 0)
+      await tx.trackingLine.updateMany({ where: { id: { in: dormant } }, data: details });
+    for (const line of again) {
+      if (line.trackerId) touched.add(line.trackerId);
+      const trackerId = trackerIds.get(line.trackingNumber);
+      if (trackerId) touched.add(trackerId);
+    }
+    await pointLinesAtTrackers(tx, again, trackerIds);
   }
   await recompute(tx, touched);
-  return { kind: 'applied', trackersTouched: touched.size + made, linesWaitingForCarrier: waiting };
+  const waiting = slug ? 0 : fresh.length * (active ? 1 : 0) + again.filter((l) => l.active || active).length;
+  return { kind: 'applied', trackersTouched: touched.size + created.size, linesWaitingForCarrier: waiting };
 }
 
 export async function applyOrderCancelled(
@@ -234,48 +290,6 @@ async function deactivate(tx: Tx, lines: TrackingLine[], touched: Set<string>): 
   for (const l of active) if (l.trackerId) touched.add(l.trackerId);
 }
 
-/**
- * The tracker a new line wants, from its carrier: the existing one, or one made now with the state the line
- * gives it (wanted and pending when the line is active), so it needs no recompute (`fresh`).
- */
-async function trackerForNewLine(
-  tx: Tx,
-  shop: Shop,
-  line: Pick<
-    TrackingLine,
-    | 'trackingNumber'
-    | 'active'
-    | 'carrierName'
-    | 'orderId'
-    | 'orderName'
-    | 'postalCode'
-    | 'destinationCountry'
-  >,
-  match: MatchContext,
-): Promise<{ trackerId: string | null; fresh: boolean }> {
-  const { slug } = match.matcher.match(line.carrierName, match.overrides);
-  if (!slug) return { trackerId: null, fresh: false };
-  const key = { shopId: shop.id, trackingNumber: line.trackingNumber, provider: slug };
-  const existing = await tx.tracker.findUnique({
-    where: { shopId_trackingNumber_provider: key },
-    select: { id: true },
-  });
-  if (existing) return { trackerId: existing.id, fresh: false };
-  const created = await tx.tracker.create({
-    data: {
-      ...key,
-      orderKey: orderKeyFor(shop, line.orderId, line.orderName),
-      postalCode: line.postalCode,
-      destinationCountry: line.destinationCountry,
-      desired: line.active ? 'active' : 'removed',
-      remote: 'absent',
-      syncState: line.active ? 'pending' : 'synced',
-    },
-    select: { id: true },
-  });
-  return { trackerId: created.id, fresh: true };
-}
-
 /** Sets the line's tracker from its carrier; makes the tracker row when it is the first to want it. */
 async function resolveLine(
   tx: Tx,
@@ -327,11 +341,52 @@ export function inSync(desired: string, remote: string): boolean {
  * a failed tracker stays failed until something about it changes.
  */
 export async function recompute(tx: Tx, trackerIds: Iterable<string>): Promise<void> {
-  for (const id of trackerIds) {
-    // Optimistic: a worker may record an outcome on this row meanwhile; re-read and retry if it did.
-    for (let attempt = 0; attempt < 10; attempt++) {
-      if (await recomputeOne(tx, id)) break;
+  const ids = [...new Set(trackerIds)];
+  for (let start = 0; start < ids.length; start += recomputeChunk) {
+    const chunk = ids.slice(start, start + recomputeChunk);
+    // Set-based first pass: two reads for the whole chunk, a write only for trackers that changed.
+    const trackers = await tx.tracker.findMany({ where: { id: { in: chunk } } });
+    const newestLine = new Map<string, Pick<TrackingLine, 'postalCode' | 'destinationCountry'>>();
+    for (const line of await tx.trackingLine.findMany({
+      where: { trackerId: { in: chunk }, active: true },
+      orderBy: { updatedAt: 'desc' },
+      select: { trackerId: true, postalCode: true, destinationCountry: true },
+    })) {
+      if (line.trackerId && !newestLine.has(line.trackerId)) newestLine.set(line.trackerId, line);
     }
+    for (const tracker of trackers) {
+      if (await writeDerived(tx, tracker, newestLine.get(tracker.id) ?? null)) continue;
+      // Optimistic: a worker recorded an outcome on this row meanwhile; re-read and retry.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        if (await recomputeOne(tx, tracker.id)) break;
+      }
+    }
+  }
+}
+
+const recomputeChunk = 500;
+
+/**
+ * Points each line at the tracker its number now has (or none, without a carrier). Only lines whose
+ * tracker changes are written: none when a fulfilment is applied again unchanged.
+ */
+async function pointLinesAtTrackers(
+  tx: Tx,
+  lines: readonly TrackingLine[],
+  trackerIds: ReadonlyMap<string, string>,
+): Promise<void> {
+  const unmapped = lines.filter((l) => l.trackerId !== null && !trackerIds.has(l.trackingNumber));
+  if (unmapped.length > 0) {
+    await tx.trackingLine.updateMany({
+      where: { id: { in: unmapped.map((l) => l.id) } },
+      data: { trackerId: null },
+    });
+  }
+  // One write per line whose carrier changed: rare, and bounded by trackingNumberLimits.
+  for (const line of lines) {
+    const trackerId = trackerIds.get(line.trackingNumber);
+    if (trackerId === undefined || trackerId === line.trackerId) continue;
+    await tx.trackingLine.update({ where: { id: line.id }, data: { trackerId }, select: { id: true } });
   }
 }
 
@@ -343,6 +398,16 @@ async function recomputeOne(tx: Tx, id: string): Promise<boolean> {
     where: { trackerId: id, active: true },
     orderBy: { updatedAt: 'desc' },
   });
+  return writeDerived(tx, tracker, line);
+}
+
+/** Writes the tracker's state as its newest active line (or none) gives it; false when it changed under us. */
+async function writeDerived(
+  tx: Tx,
+  tracker: Tracker,
+  line: Pick<TrackingLine, 'postalCode' | 'destinationCountry'> | null,
+): Promise<boolean> {
+  const id = tracker.id;
   const desired = line ? 'active' : 'removed';
   const details =
     line && tracker.remote !== 'present'

@@ -4,7 +4,7 @@ import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/desired-state.js';
-import type { FulfillmentPayload } from './payloads.js';
+import { describeRefusedNumbers, type FulfillmentPayload } from './payloads.js';
 import type { DeliveryProcessorDeps } from './process-deliveries.js';
 import { checkTopicBody } from './topic-bodies.js';
 
@@ -42,6 +42,8 @@ export async function applyInBulk(
       continue;
     }
     if (checked?.topic !== 'fulfillments/create' && checked?.topic !== 'fulfillments/update') continue;
+    // Numbers refused by the bounds are said on the delivery: the one-at-a-time path does that.
+    if (describeRefusedNumbers(checked.body.refusedNumbers)) continue;
     const list = byShop.get(delivery.shopDomain) ?? [];
     list.push({ delivery, fulfillment: checked.body });
     byShop.set(delivery.shopDomain, list);

@@ -15,10 +15,25 @@ const id = z.union([
     .transform((n) => String(n)),
 ]);
 
+/**
+ * Text every database can store: NUL and the other C0 control characters (but tab and newlines) dropped,
+ * lone UTF-16 surrogates replaced by U+FFFD. PostgreSQL refuses both in text columns; without this one
+ * such character made a poison delivery, retried and never applied.
+ */
+export function storableText(value: string): string {
+  return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').toWellFormed();
+}
+
+/** At most this many characters of any free text taken from a body (names, carriers, postal codes). */
+const maxTextLength = 500;
+
 const text = z
   .string()
   .nullish()
-  .transform((v) => (v == null || v.trim() === '' ? null : v.trim()));
+  .transform((v) => {
+    const cleaned = v == null ? '' : storableText(v).trim().slice(0, maxTextLength);
+    return cleaned === '' ? null : cleaned;
+  });
 
 /**
  * A date every supported database can store: years 1 to 9999. JavaScript dates reach far beyond (year 0,
@@ -39,15 +54,59 @@ const destination = z
   .nullish()
   .transform((d) => ({ zip: d?.zip ?? null, countryCode: d?.country_code?.toUpperCase() ?? null }));
 
-/** Trimmed, non-empty, de-duplicated (order kept); falls back to the single `tracking_number`. */
-function trackingNumbers(list: Array<string | null> | null | undefined, single: string | null): string[] {
+/**
+ * What one fulfilment may carry. A parcel's tracking number is at most a few dozen characters; a
+ * fulfilment with more than a few hundred parcels is not one a store makes by hand. Beyond these bounds a
+ * body is an accident or an attack: the numbers within them are applied, the rest refused with a reason.
+ */
+export const trackingNumberLimits = { perFulfillment: 250, length: 100 } as const;
+
+export interface RefusedNumbers {
+  /** Numbers past the first `perFulfillment`. */
+  overLimit: number;
+  /** Numbers longer than `length` characters, or with characters no tracking number has. */
+  malformed: number;
+}
+
+/** A tracking number is printable text: no control characters, no lone surrogates. */
+const unprintable =
+  /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Trimmed, non-empty, de-duplicated (order kept), within the bounds; falls back to the single
+ * `tracking_number`.
+ */
+function trackingNumbers(
+  list: Array<string | null> | null | undefined,
+  single: string | null,
+): { numbers: string[]; refused: RefusedNumbers } {
   const all = list && list.length > 0 ? list : [single];
   const seen = new Set<string>();
+  const refused: RefusedNumbers = { overLimit: 0, malformed: 0 };
   for (const n of all) {
     const trimmed = n?.trim();
-    if (trimmed) seen.add(trimmed);
+    if (!trimmed || seen.has(trimmed)) continue;
+    if (trimmed.length > trackingNumberLimits.length || unprintable.test(trimmed)) refused.malformed++;
+    else if (seen.size >= trackingNumberLimits.perFulfillment) refused.overLimit++;
+    else seen.add(trimmed);
   }
-  return [...seen];
+  return { numbers: [...seen], refused };
+}
+
+/** What a merchant and an operator read when some of a fulfilment's numbers were refused. */
+export function describeRefusedNumbers(refused: RefusedNumbers): string | null {
+  const parts: string[] = [];
+  if (refused.overLimit > 0) {
+    parts.push(
+      `${refused.overLimit} tracking number(s) beyond the first ${trackingNumberLimits.perFulfillment} of one fulfilment were not applied`,
+    );
+  }
+  if (refused.malformed > 0) {
+    parts.push(
+      `${refused.malformed} tracking number(s) longer than ${trackingNumberLimits.length} characters or with control characters were not applied`,
+    );
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
 }
 
 /** `#1001.1` (a fulfilment's name) → `#1001` (its order's name). */
@@ -69,18 +128,23 @@ export const fulfillmentPayload = z
     destination,
     name: text.optional(),
   })
-  .transform((f) => ({
-    fulfillmentId: f.id,
-    orderId: f.order_id,
-    orderName: orderNameFromFulfillmentName(f.name ?? null),
-    status: f.status.toLowerCase(),
-    /** When the store last changed this fulfilment: the newest wins. */
-    updatedAt: f.updated_at ?? f.created_at ?? null,
-    carrierName: f.tracking_company ?? null,
-    trackingNumbers: trackingNumbers(f.tracking_numbers, f.tracking_number ?? null),
-    postalCode: f.destination.zip,
-    destinationCountry: f.destination.countryCode,
-  }));
+  .transform((f) => {
+    const { numbers, refused } = trackingNumbers(f.tracking_numbers, f.tracking_number ?? null);
+    return {
+      fulfillmentId: f.id,
+      orderId: f.order_id,
+      orderName: orderNameFromFulfillmentName(f.name ?? null),
+      status: f.status.toLowerCase(),
+      /** When the store last changed this fulfilment: the newest wins. */
+      updatedAt: f.updated_at ?? f.created_at ?? null,
+      carrierName: f.tracking_company ?? null,
+      trackingNumbers: numbers,
+      /** Numbers beyond the bounds: not applied, and said so on the delivery. */
+      refusedNumbers: refused,
+      postalCode: f.destination.zip,
+      destinationCountry: f.destination.countryCode,
+    };
+  });
 export type FulfillmentPayload = z.output<typeof fulfillmentPayload>;
 
 /**

@@ -4,6 +4,7 @@ import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
+import { safeReason } from '../errors/safe-reason.js';
 import { ensureShopExists } from '../shops/shop-repository.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
@@ -138,7 +139,8 @@ async function processOne(
     const attempts = delivery.attempts + 1;
     const backoff = deps.backoff ?? deliveryBackoff;
     const giveUp = attempts >= backoff.maxAttempts;
-    const message = error instanceof Error ? error.message : String(error);
+    // Stored and shown on the page: one clear line, never a stack, a source path or a code excerpt.
+    const message = safeReason(error);
     log.error(
       { err: message, attempts },
       giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
@@ -148,7 +150,7 @@ async function processOne(
       data: {
         state: giveUp ? 'failed' : 'pending',
         attempts,
-        error: message.slice(0, 2000),
+        error: message,
         nextAttemptAt: new Date(Date.now() + nextDelayMs(attempts, backoff, null)),
         leaseOwner: null,
         leaseExpiresAt: null,

@@ -196,6 +196,7 @@ describe('backfill', () => {
       trackingNumbers: ['A1', 'B2'],
       postalCode: '1011 AB',
       destinationCountry: 'NL',
+      refusedNumbers: { overLimit: 0, malformed: 0 },
     });
   });
 

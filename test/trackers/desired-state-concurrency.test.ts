@@ -52,7 +52,7 @@ describe.runIf(defaultTestProvider() === 'postgresql')('concurrent store events 
   it('a fulfilment applied at the same time as its order’s cancellation makes no tracker', async () => {
     for (let round = 0; round < rounds; round++) {
       const shop = await createShop(db.prisma);
-      const cancel = orderCancelledPayload.parse({ id: 100 });
+      const cancel = orderCancelledPayload.parse({ id: 100, cancelled_at: '2026-11-19T00:00:00Z' });
       await Promise.all([
         db.prisma.$transaction((tx) => applyOrderCancelled(tx, shop, cancel)),
         applyOn(second.prisma, shop, fulfilment({ orderId: 100, trackingNumbers: ['A1'] })),

@@ -127,7 +127,11 @@ function expectedWanted(events: StoreEvent[], deleteOnCancel: boolean): string[]
 async function deliver(shop: Shop, event: StoreEvent): Promise<void> {
   await db.prisma.$transaction(async (tx) => {
     if (event.type === 'order-cancelled') {
-      await applyOrderCancelled(tx, shop, orderCancelledPayload.parse({ id: event.orderId }));
+      await applyOrderCancelled(
+        tx,
+        shop,
+        orderCancelledPayload.parse({ id: event.orderId, cancelled_at: '2026-11-19T00:00:00Z' }),
+      );
       return;
     }
     const payload = fulfilment({

@@ -23,6 +23,7 @@ describe('fulfillmentPayload on the store fixtures', () => {
       trackingNumbers: ['1Z999AA10123456784'],
       postalCode: '40003',
       destinationCountry: 'US',
+      refusedNumbers: { overLimit: 0, malformed: 0 },
     });
   });
 

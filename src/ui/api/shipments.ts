@@ -13,6 +13,12 @@ import {
 import { type TrackerState, trackerStateOf } from './tracker-state.js';
 
 export const ordersPerPage = 25;
+/**
+ * At most this many of one order's lines on a page (one order may hold thousands of parcels): a page is at
+ * most ordersPerPage × shipmentsPerOrder rows. The rest are counted in `moreTrackers`; a search by number
+ * finds any of them.
+ */
+export const shipmentsPerOrder = 50;
 
 export const shipmentsQuery = z.object({
   search: z.string().trim().max(100).optional(),
@@ -47,6 +53,8 @@ export interface OrderShipments {
    */
   delivered: boolean;
   trackers: ShipmentRow[];
+  /** The order's lines not listed here (beyond shipmentsPerOrder). */
+  moreTrackers: number;
 }
 
 export interface ShipmentsPage {
@@ -121,16 +129,38 @@ export async function listShipments(
   const orderIds = pageOrders.map((o) => o.orderId);
   if (orderIds.length === 0) return { orders: [], page: query.page, pageCount, total };
 
-  const lines = await deps.prisma.trackingLine.findMany({
+  // Each order's first lines only (bounded reads, bounded answer), and how many it has in all.
+  const lineWhere = (orderId: string) => ({ AND: [visibleLines(shop.id), { orderId }] });
+  const perOrder = await Promise.all(
+    orderIds.map((orderId) =>
+      deps.prisma.trackingLine.findMany({
+        where: lineWhere(orderId),
+        include: { tracker: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: shipmentsPerOrder,
+      }),
+    ),
+  );
+  const lineCounts = await deps.prisma.trackingLine.groupBy({
+    by: ['orderId'],
     where: { AND: [visibleLines(shop.id), { orderId: { in: orderIds } }] },
-    include: { tracker: true },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    _count: { _all: true },
   });
+  const countOf = new Map(lineCounts.map((c) => [c.orderId, c._count._all]));
+  const lines = perOrder.flat();
 
   const orders = new Map<string, OrderShipments & { seen: Set<string>; wanted: boolean[] }>(
     orderIds.map((orderId) => [
       orderId,
-      { orderId, orderName: null, delivered: false, trackers: [], seen: new Set<string>(), wanted: [] },
+      {
+        orderId,
+        orderName: null,
+        delivered: false,
+        trackers: [],
+        moreTrackers: Math.max(0, (countOf.get(orderId) ?? 0) - shipmentsPerOrder),
+        seen: new Set<string>(),
+        wanted: [],
+      },
     ]),
   );
   for (const line of lines) {
@@ -164,7 +194,9 @@ export async function listShipments(
   return {
     orders: [...orders.values()].map(({ seen: _seen, wanted, ...order }) => ({
       ...order,
-      delivered: shop.showOrderDelivered && wanted.length > 0 && wanted.every(Boolean),
+      // An order with parcels not listed here is not known to be all delivered from what is listed.
+      delivered:
+        shop.showOrderDelivered && order.moreTrackers === 0 && wanted.length > 0 && wanted.every(Boolean),
     })),
     page: query.page,
     pageCount,

@@ -888,6 +888,19 @@ function shipmentsTable(orders) {
         ),
       );
     });
+    if (order.moreTrackers > 0) {
+      rows.push(
+        h(
+          'tr',
+          { 'data-order': order.orderId, class: 'order-more' },
+          h(
+            'td',
+            { colspan: 7, class: 'muted' },
+            `${order.moreTrackers} more shipment(s) of ${orderLabel} not listed here: search by a tracking number to find one.`,
+          ),
+        ),
+      );
+    }
   }
   return h(
     'div',

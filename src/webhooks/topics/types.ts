@@ -11,8 +11,9 @@ export interface TopicContext {
 }
 
 /**
- * A use case's result. `applied` and `ignored` are done; `rejected` means the payload cannot be used and
- * trying again will not help (it is kept, marked failed, for an operator to look at).
+ * A use case's result. `applied` and `ignored` are done; `rejected` means the payload cannot be used (in
+ * full: what could be used is applied, e.g. the tracking numbers within the bounds) and trying again will
+ * not help (it is kept, marked failed with the reason, for an operator to look at).
  */
 export type TopicResult =
   | { kind: 'applied'; detail: string }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
+import { shipmentsPerOrder } from '../../../src/ui/api/shipments.js';
 import { createTracker, type TrackerOverrides } from '../../helpers/factories.js';
 import { type PageApiHarness, startPageApi, type TestShop, uniqueName } from './harness.js';
 
@@ -95,12 +96,14 @@ describe('GET /shipments', () => {
               ...notReadYet,
             },
           ],
+          moreTrackers: 0,
         },
         {
           orderId: '3001',
           orderName: '#3001',
           delivered: false,
           trackers: [expect.objectContaining({ trackingNumber: '1ZSHIP00000003001', state: 'active' })],
+          moreTrackers: 0,
         },
       ],
     });
@@ -119,6 +122,32 @@ describe('GET /shipments', () => {
     expect(speedy.body.orders[0].trackers).toHaveLength(2);
     const none = await api.as(shop.domain).get('/shipments?search=nothing-like-it');
     expect(none.body).toEqual({ orders: [], page: 1, pageCount: 1, total: 0 });
+  });
+
+  it('bounds a page: one order with many parcels lists the first ones and counts the rest', async () => {
+    const big = await api.connectedShop('shipments-big');
+    const numbers = Array.from(
+      { length: shipmentsPerOrder + 30 },
+      (_, i) => `1ZMANY${String(i).padStart(8, '0')}`,
+    );
+    await api.fulfil(big.domain, {
+      orderId: 4001,
+      name: '#4001.1',
+      trackingNumbers: numbers,
+      carrier: 'UPS',
+    });
+    await api.settled(big.domain);
+    const res = await api.as(big.domain).get('/shipments');
+    expect(res.status).toBe(200);
+    const [order] = res.body.orders as Array<Order & { moreTrackers: number }>;
+    expect(order!.trackers).toHaveLength(shipmentsPerOrder);
+    const listed = new Set(order!.trackers.map((t) => t.trackingNumber));
+    expect(listed.size).toBe(shipmentsPerOrder);
+    for (const n of listed) expect(numbers).toContain(n);
+    expect(order!.moreTrackers).toBe(30);
+    // Any of the rest is found by its number.
+    const found = await api.as(big.domain).get(`/shipments?search=${numbers.at(-1)}`);
+    expect(found.body.orders[0].moreTrackers).toBe(30);
   });
 
   it('refuses a bad page number', async () => {
