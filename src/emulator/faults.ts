@@ -22,6 +22,18 @@ export const faultPlanSchema = z.strictObject({
   resetRate: rate.default(0),
   /** Share of calls answered 429 with a Retry-After header. */
   rateLimitRate: rate.default(0),
+  /**
+   * Share of calls answered 200 with a huge body (`oversizeBytes` of JSON, streamed without a length):
+   * what a broken proxy or a hostile endpoint could send.
+   */
+  oversizeRate: rate.default(0),
+  /** Size of an oversize answer. */
+  oversizeBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024 * 1024 * 1024)
+    .default(50 * 1024 * 1024),
   /** Retry-After value (seconds) of 429 answers. */
   retryAfterSeconds: z.number().int().min(0).max(86_400).default(1),
   /** When true, a create/delete hit by an error, timeout or reset still takes effect first (429s never do). */
@@ -37,7 +49,7 @@ export const faultPlanSchema = z.strictObject({
 export type FaultPlan = z.output<typeof faultPlanSchema>;
 export type FaultPlanInput = z.input<typeof faultPlanSchema>;
 
-export type FaultKind = 'reset' | 'timeout' | 'rate_limit' | 'error';
+export type FaultKind = 'reset' | 'timeout' | 'rate_limit' | 'error' | 'oversize';
 
 /** A plan from a partial one: absent (or undefined) fields take their defaults. Throws a ZodError on bad input. */
 export function parseFaultPlan(input: unknown): FaultPlan {
@@ -94,12 +106,12 @@ export class FaultController {
 
   /**
    * Draws the fault for one call of `op`. One draw per affected call; the rates are cumulative shares in
-   * the order reset, timeout, rate_limit, error (if they add up to more than 1, the later ones shrink).
+   * the order reset, timeout, rate_limit, error, oversize (if they add up to more than 1, the later ones shrink).
    */
   decide(op: Operation): FaultKind | null {
     if (!this.appliesTo(op)) return null;
     const p = this.plan;
-    if (p.resetRate + p.timeoutRate + p.rateLimitRate + p.errorRate === 0) return null;
+    if (p.resetRate + p.timeoutRate + p.rateLimitRate + p.errorRate + p.oversizeRate === 0) return null;
     const r = this.rnd();
     let edge = p.resetRate;
     if (r < edge) return 'reset';
@@ -109,6 +121,8 @@ export class FaultController {
     if (r < edge) return 'rate_limit';
     edge += p.errorRate;
     if (r < edge) return 'error';
+    edge += p.oversizeRate;
+    if (r < edge) return 'oversize';
     return null;
   }
 }

@@ -121,6 +121,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   };
 
+  /**
+   * A 200 whose JSON body is `bytes` long, streamed in chunks with no Content-Length (so a client cannot
+   * refuse it up front), honouring backpressure and stopping when the client goes away: the emulator
+   * never holds the body in memory.
+   */
+  const sendOversize = async (res: ServerResponse, bytes: number, extra?: Headers) => {
+    res.writeHead(200, { ...extra, 'content-type': 'application/json' });
+    const head = '{"status":"ok","data":{"padding":"';
+    const tail = '"}}';
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    res.write(head);
+    let left = Math.max(0, bytes - head.length - tail.length);
+    while (left > 0 && !res.destroyed && !closed) {
+      const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= piece.length;
+      if (!res.write(piece)) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+    if (!res.destroyed) res.end(tail);
+  };
+
   const resetSocket = (req: IncomingMessage) => {
     const socket = req.socket;
     if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
@@ -189,6 +214,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         case 'reset':
           finish(0);
           resetSocket(req);
+          return;
+        case 'oversize':
+          finish(200);
+          await sendOversize(res, plan.oversizeBytes, extra);
           return;
       }
     }

@@ -47,6 +47,12 @@ export interface TrackingClientOptions {
   fetch?: FetchLike;
   /** Per attempt. */
   timeoutMs?: number;
+  /**
+   * The longest answer read (default 2 MiB). The largest legitimate one is a `get` with a long event
+   * history or a by-order-id with many parcels: tens of kilobytes. Longer answers become a transient
+   * `invalid_response` without being read.
+   */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   logger?: Logger;
   random?: () => number;
@@ -70,6 +76,9 @@ export interface TrackingClient {
   deleteTracker(credentials: TrackingCredentials, key: TrackerKey): Promise<TrackingResult<DeletedTracker>>;
   listProviders(): Promise<TrackingResult<ShippingProvider[]>>;
 }
+
+/** See TrackingClientOptions.maxResponseBytes. */
+export const defaultMaxResponseBytes = 2 * 1024 * 1024;
 
 const paths: Record<OperationName, string> = {
   create: '/shipment/create/',
@@ -102,6 +111,7 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
   const settings: RequestSettings = {
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     timeoutMs: options.timeoutMs ?? 10_000,
+    maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     retry: { ...defaultRetryPolicy, ...options.retry },
     random: options.random ?? Math.random,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
@@ -204,9 +214,11 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
         retryable: true,
         operation,
         attempts,
-        message: outcome.bodyIsJson
-          ? 'The tracking service answered with a body of an unexpected shape'
-          : 'The tracking service answered with a body that is not JSON',
+        message: outcome.oversize
+          ? `The tracking service answered with more than ${settings.maxResponseBytes} bytes; the answer was not read`
+          : outcome.bodyIsJson
+            ? 'The tracking service answered with a body of an unexpected shape'
+            : 'The tracking service answered with a body that is not JSON',
       };
       return { ok: false, error, deprecation, outcomeUnknown: mayHaveActed };
     }

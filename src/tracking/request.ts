@@ -21,6 +21,8 @@ export interface RetryPolicy {
 export interface RequestSettings {
   fetch: FetchLike;
   timeoutMs: number;
+  /** Answers longer than this are not read (see readBounded). */
+  maxResponseBytes: number;
   retry: RetryPolicy;
   random: () => number;
   sleep: (ms: number) => Promise<void>;
@@ -46,9 +48,11 @@ export type RawOutcome =
   | {
       kind: 'response';
       status: number;
-      /** Parsed JSON body, or undefined when the body was not JSON. */
+      /** Parsed JSON body, or undefined when the body was not JSON (or too large to read). */
       json: unknown;
       bodyIsJson: boolean;
+      /** The answer was longer than maxResponseBytes: reading stopped there and the rest was dropped. */
+      oversize: boolean;
       retryAfterMs: number | null;
       deprecation: DeprecationNotice | null;
       attempts: number;
@@ -101,7 +105,7 @@ async function sendOnce(
   earlierAttemptUnknown: boolean,
 ): Promise<RawOutcome> {
   let response: Response;
-  let text: string;
+  let body: { text: string } | { oversize: true };
   const init: RequestInit = {
     method: call.method,
     headers: call.headers,
@@ -110,13 +114,14 @@ async function sendOnce(
   if (call.body !== undefined) init.body = JSON.stringify(call.body);
   try {
     response = await settings.fetch(call.url, init);
-    text = await response.text();
+    body = await readBounded(response, settings.maxResponseBytes);
   } catch (error) {
     const cause = transportCause(error);
     return { kind: 'transport', cause, attempts: attempt, maybeSent: cause !== 'refused' && cause !== 'dns' };
   }
   let json: unknown;
   let bodyIsJson = false;
+  const text = 'text' in body ? body.text : '';
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
@@ -130,11 +135,43 @@ async function sendOnce(
     status: response.status,
     json,
     bodyIsJson,
+    oversize: 'oversize' in body,
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()),
     deprecation: readDeprecation(response.headers),
     attempts: attempt,
     earlierAttemptUnknown,
   };
+}
+
+/**
+ * The body as text, read as a stream and given up as soon as it passes `maxBytes` (or up front when its
+ * Content-Length says it will): an endpoint answering 500 MB must not take the process's memory with it.
+ * The request's timeout signal still covers the whole read.
+ */
+export async function readBounded(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string } | { oversize: true }> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return { oversize: true };
+  }
+  if (response.body === null) return { text: '' };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { oversize: true };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** `Retry-After`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). Null when absent or unreadable. */

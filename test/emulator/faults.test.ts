@@ -37,6 +37,8 @@ describe('fault plan endpoints', () => {
       timeoutRate: 0,
       resetRate: 0,
       rateLimitRate: 0,
+      oversizeRate: 0,
+      oversizeBytes: 50 * 1024 * 1024,
       retryAfterSeconds: 1,
       applyBeforeFault: false,
     });
