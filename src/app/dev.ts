@@ -55,6 +55,8 @@ async function main(): Promise<void> {
         accounts: dev.emulator.accounts ?? [],
         seed: dev.emulator.seed,
         clockSpeed: dev.emulator.clockSpeed,
+        // A fifth of the demo's parcels take the service's other statuses (failed attempts, holds…).
+        statusVariety: 0.2,
         faults: dev.emulator.faults,
         logger: logger.child({ component: 'emulator' }),
       });

@@ -5,7 +5,12 @@
 import type { Carrier } from './carriers.js';
 import { hashString, type Random, seededRandom } from './random.js';
 
-export type TrackingStatus = 'pending' | 'pre_transit' | 'in_transit' | 'delivered';
+/**
+ * The seed's statuses, and the further ones of the service's published reference that a share of trackers
+ * take (see lifecycleVariants): failed attempts, holds, pickups, returns, cancelled labels, and the
+ * service's own tracker states.
+ */
+export type TrackingStatus = 'pending' | 'pre_transit' | 'in_transit' | 'delivered' | (string & {});
 
 export interface TrackingLocation {
   object?: 'TrackingLocation';
@@ -122,6 +127,70 @@ export const lifecycleSchedule: readonly Step[] = [
     place: 'destination',
   },
 ];
+
+/**
+ * Other ways a tracker's story goes, in the service's vocabulary. A tracker takes one when the emulator's
+ * `statusVariety` share (default 0: every tracker follows the schedule above) selects it by its number's
+ * seed. `extra` events are added to the schedule; `cutAfterMs` drops the scheduled steps after it (and
+ * the delivery); `trackerState` is a status the service reports with no event (about the tracker, not
+ * the parcel): from `afterMs` on, or before the first event (`beforeFirstEvent`).
+ */
+interface Variant {
+  name: string;
+  extra?: Step[];
+  cutAfterMs?: number;
+  trackerState?: { status: string; afterMs: number } | { status: string; beforeFirstEvent: true };
+}
+
+const extraStep = (offsetMs: number, status: string, message: string, place: Step['place']): Step => ({
+  offsetMs,
+  jitterMs: 30 * minute,
+  status,
+  statusDetail: status,
+  keepStatusDetail: true,
+  message,
+  description: message,
+  place,
+});
+
+export const lifecycleVariants: readonly Variant[] = [
+  {
+    name: 'failed attempt',
+    extra: [extraStep(44 * hour, 'failure', 'Delivery attempt failed: nobody home', 'destination')],
+  },
+  { name: 'on hold', extra: [extraStep(28 * hour, 'on_hold', 'Held at the facility', 'hub')] },
+  {
+    name: 'pickup',
+    extra: [
+      extraStep(44 * hour, 'available_for_pickup', 'Available for pickup at a service point', 'destination'),
+    ],
+  },
+  {
+    name: 'returned',
+    extra: [extraStep(44 * hour, 'return_to_sender', 'Returned to sender', 'destination')],
+    cutAfterMs: 41 * hour,
+  },
+  {
+    name: 'label cancelled',
+    extra: [extraStep(3 * hour, 'label_cancelled', 'Label cancelled', 'origin')],
+    cutAfterMs: hour,
+  },
+  { name: 'not fetched yet', trackerState: { status: 'pending_trackship', beforeFirstEvent: true } },
+  {
+    name: 'invalid number',
+    cutAfterMs: 0,
+    trackerState: { status: 'invalid_tracking', afterMs: 15 * minute },
+  },
+  { name: 'wrong carrier', cutAfterMs: 0, trackerState: { status: 'invalid_carrier', afterMs: 15 * minute } },
+];
+
+/** The variant this tracker follows, or null (the plain schedule). */
+export function variantFor(seed: number, variety: number): Variant | null {
+  if (variety <= 0) return null;
+  const rnd = seededRandom((seed ^ 0x2545f491) >>> 0);
+  if (rnd() >= variety) return null;
+  return lifecycleVariants[Math.floor(rnd() * lifecycleVariants.length)] ?? null;
+}
 
 /** Destination-country arrival of international carriers; their delivery mirrors the main delivery event. */
 const destinationArrival: Step = {
@@ -261,18 +330,36 @@ export function scheduleTimes(createdAtMs: number, seed: number): number[] {
   return lifecycleSchedule.map((step) => jittered(step, createdAtMs, timing));
 }
 
-/** The shipment as the service reports it at `nowMs` (virtual epoch ms). Pure. */
-export function shipmentSnapshot(input: LifecycleInput, nowMs: number): ShipmentSnapshot {
+/**
+ * The shipment as the service reports it at `nowMs` (virtual epoch ms). Pure. `variety`: the share of
+ * trackers that follow one of lifecycleVariants.
+ */
+export function shipmentSnapshot(input: LifecycleInput, nowMs: number, variety = 0): ShipmentSnapshot {
   const seed = trackerSeed(input.trackingNumber);
   const times = scheduleTimes(input.createdAtMs, seed);
   const source = input.carrier.label;
-  const events: TrackingEvent[] = [];
+  const variant = variantFor(seed, variety);
+  const cut = variant?.cutAfterMs;
+  const timed: Array<{ at: number; event: TrackingEvent }> = [];
   lifecycleSchedule.forEach((step, index) => {
     const at = times[index]!;
-    if (at <= nowMs) events.push(buildEvent(step, at, input, source, seed, variationFor(seed, index)));
+    if (cut !== undefined && step.offsetMs > cut) return;
+    if (at <= nowMs)
+      timed.push({ at, event: buildEvent(step, at, input, source, seed, variationFor(seed, index)) });
   });
+  const timing = seededRandom((seed ^ 0x68e31da4) >>> 0);
+  (variant?.extra ?? []).forEach((step, index) => {
+    const at = jittered(step, input.createdAtMs, timing);
+    if (at <= nowMs)
+      timed.push({ at, event: buildEvent(step, at, input, source, seed, variationFor(seed, 100 + index)) });
+  });
+  timed.sort((a, b) => a.at - b.at);
+  const events = timed.map((t) => t.event);
   const last = events[events.length - 1];
-  const status: TrackingStatus = last ? last.status : 'pending';
+  let status: TrackingStatus = last ? last.status : 'pending';
+  const state = variant?.trackerState;
+  if (state && 'beforeFirstEvent' in state && !last) status = state.status;
+  if (state && 'afterMs' in state && input.createdAtMs + state.afterMs <= nowMs) status = state.status;
   const deliveredAt = times[times.length - 1]!;
 
   let destinationEvents: TrackingEvent[] | null = null;

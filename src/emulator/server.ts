@@ -31,6 +31,11 @@ export interface EmulatorOptions {
   seed?: number;
   /** Virtual seconds per real second of the lifecycle clock (default 1). */
   clockSpeed?: number;
+  /**
+   * Share of trackers (0–1, chosen by tracking number) whose story takes one of the service's other
+   * statuses: failed attempt, on hold, pickup, returned, label cancelled, tracker states. Default 0.
+   */
+  statusVariety?: number;
   /** Fault plan at start (and after POST /_emulator/reset); absent fields take their defaults. */
   faults?: Partial<FaultPlan>;
   logger?: Logger;
@@ -70,6 +75,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     clock,
     faults,
     callLogLimit: options.callLogLimit,
+    statusVariety: options.statusVariety,
   });
 
   const timers = new Set<NodeJS.Timeout>();

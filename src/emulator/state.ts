@@ -76,6 +76,8 @@ export class AccountConflictError extends Error {
 
 export interface EmulatorStateOptions {
   accounts: readonly AccountInput[];
+  /** Share of trackers that follow one of the lifecycle's other paths (0 by default: the plain schedule). */
+  statusVariety?: number;
   clock: VirtualClock;
   faults: FaultController;
   callLogLimit?: number;
@@ -110,9 +112,11 @@ export class EmulatorState {
   private byNumber = new Map<string, Tracker[]>();
   private byOrder = new Map<string, Tracker[]>();
   private seq = 0;
+  private readonly statusVariety: number;
 
   constructor(options: EmulatorStateOptions) {
     this.clock = options.clock;
+    this.statusVariety = options.statusVariety ?? 0;
     this.faults = options.faults;
     this.calls = new CallLog(options.callLogLimit);
     const accounts = options.accounts.map((a) => accountSchema.parse(a));
@@ -227,7 +231,7 @@ export class EmulatorState {
 
   /** The tracker's shipment as of the current virtual time. */
   snapshot(tracker: Tracker): ShipmentSnapshot {
-    return shipmentSnapshot(tracker, this.clock.nowMs());
+    return shipmentSnapshot(tracker, this.clock.nowMs(), this.statusVariety);
   }
 
   trackerView(tracker: Tracker): TrackerView {

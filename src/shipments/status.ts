@@ -29,7 +29,24 @@ export function normaliseStatus(value: string | null | undefined): string {
     .replace(/[\s-]+/g, '_');
 }
 
-/** Final: the parcel's story is over, polling stops. */
+/**
+ * The service's own states: about the tracker rather than the parcel (its published status reference).
+ * Never written to the store; shown on the page with what the merchant can do.
+ */
+export const trackerStates = new Set([
+  'pending_trackship',
+  'connection_issue',
+  'invalid_tracking',
+  'invalid_carrier',
+  'carrier_unsupported',
+  'deleted',
+  'expired',
+]);
+
+/**
+ * Final: the parcel's story is over, or the service will not follow this tracker (deleted, expired, a
+ * number or carrier it cannot follow: mapping the carrier again makes a new tracker), so polling stops.
+ */
 const finalStatuses = new Set([
   'delivered',
   'returned',
@@ -37,6 +54,11 @@ const finalStatuses = new Set([
   'expired',
   'cancelled',
   'canceled',
+  'label_cancelled',
+  'deleted',
+  'invalid_tracking',
+  'invalid_carrier',
+  'carrier_unsupported',
 ]);
 
 /** Needs the merchant's attention. */
@@ -50,8 +72,13 @@ const exceptionStatuses = new Set([
   'attempt_fail',
   'failed_attempt',
   'delayed',
+  'on_hold',
   'expired',
   'undeliverable',
+  'connection_issue',
+  'invalid_tracking',
+  'invalid_carrier',
+  'carrier_unsupported',
 ]);
 
 export function isFinalStatus(status: string | null | undefined): boolean {
@@ -64,12 +91,17 @@ export function isExceptionStatus(status: string | null | undefined): boolean {
 
 /**
  * The platform status of one event, from its status_detail first (more precise), then its status; null
- * when the platform has no counterpart (pending, unknown, cancelled, expired, returned: see README).
+ * when the platform has no counterpart (pending, unknown, cancelled, label_cancelled, returned, the
+ * service's own tracker states: see README). The service's `failure` is "Delivery Failure", a failed
+ * delivery attempt, not the platform's FAILURE (which is for a parcel that will not arrive).
  */
 export function platformStatusFor(
   event: Pick<TrackingEvent, 'status' | 'statusDetail'>,
 ): PlatformEventStatus | null {
   const detail = normaliseStatus(event.statusDetail);
+  const status = normaliseStatus(event.status);
+  // A tracker state or a cancelled label says nothing about the parcel, whatever detail comes with it.
+  if (trackerStates.has(status) || status === 'label_cancelled') return null;
   const byDetail: Record<string, PlatformEventStatus> = {
     label_created: 'LABEL_PRINTED',
     label_printed: 'LABEL_PRINTED',
@@ -82,9 +114,10 @@ export function platformStatusFor(
     ready_for_pickup: 'READY_FOR_PICKUP',
     delayed: 'DELAYED',
     weather_delay: 'DELAYED',
+    on_hold: 'DELAYED',
     delivered: 'DELIVERED',
     return_to_sender: 'FAILURE',
-    failure: 'FAILURE',
+    failure: 'ATTEMPTED_DELIVERY',
   };
   if (detail && byDetail[detail]) return byDetail[detail];
   const byStatus: Record<string, PlatformEventStatus> = {
@@ -96,14 +129,15 @@ export function platformStatusFor(
     available_for_pickup: 'READY_FOR_PICKUP',
     attempt_fail: 'ATTEMPTED_DELIVERY',
     delayed: 'DELAYED',
+    on_hold: 'DELAYED',
     exception: 'DELAYED',
     delivered: 'DELIVERED',
-    failure: 'FAILURE',
+    failure: 'ATTEMPTED_DELIVERY',
     failed: 'FAILURE',
     return_to_sender: 'FAILURE',
     undeliverable: 'FAILURE',
   };
-  return byStatus[normaliseStatus(event.status)] ?? null;
+  return byStatus[status] ?? null;
 }
 
 export interface StoredEvent {

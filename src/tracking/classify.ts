@@ -28,7 +28,7 @@ export function reasonFromMessage(message: string | null, httpStatus: number): E
 /** A create answered 200 still created nothing when its `status_msg` reads as a failure. */
 export function createMessageIsFailure(statusMessage: string | null): boolean {
   if (statusMessage === null) return false;
-  return /error|not found|not exist|invalid|required|missing|exhausted|insufficient|limit|unauthori|fail|denied/i.test(
+  return /error|not found|not exist|invalid|required|missing|exhausted|insufficient|limit|unauthori|fail|denied|unsupported/i.test(
     statusMessage,
   );
 }

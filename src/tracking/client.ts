@@ -297,6 +297,15 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
             return applicationError('get', status, attempts(outcome), b.message, null);
           const shipment = shipmentSchema.safeParse(b.data);
           if (!shipment.success) return invalidShape('get', status, attempts(outcome));
+          // An answer about another parcel is no answer about this one: never stored, never "exists".
+          if (!sameTrackingNumber(shipment.data.trackingNumber, body.tracking_number!)) {
+            return invalidShape(
+              'get',
+              status,
+              attempts(outcome),
+              'The tracking service answered for another tracking number than the one asked about',
+            );
+          }
           return { value: shipment.data };
         },
         [credentials.apiKey],
@@ -371,10 +380,17 @@ function attempts(outcome: RawOutcome): number {
   return outcome.attempts;
 }
 
+/** Tracking numbers compared as carriers do: case and spaces do not matter. */
+export function sameTrackingNumber(a: string, b: string): boolean {
+  const fold = (n: string) => n.replace(/\s+/g, '').toUpperCase();
+  return fold(a) === fold(b);
+}
+
 function invalidShape(
   operation: OperationName,
   httpStatus: number,
   attempts: number,
+  message = 'The tracking service answered with a body of an unexpected shape',
 ): { error: TrackingError } {
   return {
     error: {
@@ -384,7 +400,7 @@ function invalidShape(
       retryable: true,
       operation,
       attempts,
-      message: 'The tracking service answered with a body of an unexpected shape',
+      message,
     },
   };
 }

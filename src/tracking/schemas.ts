@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '../db/storable-text.js';
 import { toPlainText } from './plain-text.js';
 import type { AccountInfo, Shipment, ShippingProvider, TrackingEvent, TrackingLocation } from './types.js';
 
@@ -8,19 +9,22 @@ import type { AccountInfo, Shipment, ShippingProvider, TrackingEvent, TrackingLo
  * returns a value or a `safeParse` failure; none throws.
  */
 
-/** Optional text: absent, null, "" and wrong-typed values all become null; numbers become text. */
+/**
+ * Optional text: absent, null, "" and wrong-typed values all become null; numbers become text. Every text
+ * from the service is stored as it is read, so none keeps a NUL or a lone surrogate (see storableText).
+ */
 const optionalText = z
   .unknown()
   .optional()
   .transform((v): string | null => {
     if (typeof v === 'number' && Number.isFinite(v)) return String(v);
     if (typeof v !== 'string') return null;
-    const t = v.trim();
+    const t = storableText(v).trim();
     return t === '' ? null : t;
   });
 
 /** Required text; a number is accepted as its decimal text (identifiers are sometimes sent as numbers). */
-const requiredText = z.union([z.string(), z.number().transform(String)]);
+const requiredText = z.union([z.string().transform(storableText), z.number().transform(String)]);
 
 const location = z
   .object({ city: optionalText, state: optionalText, country: optionalText, zip: optionalText })
@@ -28,11 +32,11 @@ const location = z
 
 const event = z
   .object({
-    message: z.string(),
+    message: z.string().transform(storableText),
     description: optionalText,
     status: optionalText,
     status_detail: optionalText,
-    datetime: z.string(),
+    datetime: z.string().transform(storableText),
     source: optionalText,
     tracking_location: location.nullish().catch(null),
   })

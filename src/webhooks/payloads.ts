@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '../db/storable-text.js';
 
 /**
  * The store's webhook bodies, validated once where the worker reads them. Only the fields this app uses
@@ -14,15 +15,6 @@ const id = z.union([
     .nonnegative()
     .transform((n) => String(n)),
 ]);
-
-/**
- * Text every database can store: NUL and the other C0 control characters (but tab and newlines) dropped,
- * lone UTF-16 surrogates replaced by U+FFFD. PostgreSQL refuses both in text columns; without this one
- * such character made a poison delivery, retried and never applied.
- */
-export function storableText(value: string): string {
-  return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').toWellFormed();
-}
 
 /** At most this many characters of any free text taken from a body (names, carriers, postal codes). */
 const maxTextLength = 500;

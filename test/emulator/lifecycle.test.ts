@@ -43,6 +43,37 @@ describe('shipmentSnapshot (pure)', () => {
   });
   const at = (hours: number) => Date.UTC(2025, 0, 1) + hours * 3_600_000;
 
+  it('with statusVariety, a share of trackers takes the service’s other statuses; without it, none does', () => {
+    const seen = new Map<string, number>();
+    const numbers = Array.from({ length: 400 }, (_, i) => `VAR${i}`);
+    for (const n of numbers) {
+      expect(shipmentSnapshot(input(n), at(72)).status).toBe('delivered');
+      const statuses = new Set([
+        ...[0.1, 1, 29, 45, 72].map((h) => shipmentSnapshot(input(n), at(h), 1).status),
+        ...shipmentSnapshot(input(n), at(72), 1).events.map((e) => e.status),
+      ]);
+      for (const status of statuses) seen.set(status, (seen.get(status) ?? 0) + 1);
+    }
+    for (const status of [
+      'failure',
+      'on_hold',
+      'available_for_pickup',
+      'return_to_sender',
+      'label_cancelled',
+      'pending_trackship',
+      'invalid_tracking',
+      'invalid_carrier',
+    ]) {
+      expect(seen.get(status) ?? 0, status).toBeGreaterThan(0);
+    }
+    // A returned parcel is never delivered; a failed attempt still is, later.
+    const share = numbers.filter(
+      (n) => shipmentSnapshot(input(n), at(72), 0.2).status !== 'delivered',
+    ).length;
+    expect(share).toBeGreaterThan(0);
+    expect(share).toBeLessThan(numbers.length * 0.2);
+  });
+
   it('follows pending → pre_transit → in_transit → delivered', () => {
     const statuses = [0, 0.1, 0.5, 3, 7, 21, 41, 49, 500].map(
       (h) => shipmentSnapshot(input('P1'), at(h)).status,

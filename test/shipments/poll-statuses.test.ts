@@ -528,6 +528,31 @@ describe('pollStatuses: shops and trackers that are not read', () => {
     expect(row.nextPollAt).toEqual(later(at, policy.preTransitMs));
   });
 
+  it('an answer about another tracking number is refused: nothing stored, the read backs off', async () => {
+    const shop = await connectedShop('other-number');
+    const [id] = await addTrackers(shop, numbers(1));
+    const at = later(new Date(), 1_000);
+    await onlyDue([id!], at);
+    await emulator.control.script([
+      {
+        operation: 'get',
+        body: {
+          status: 'ok',
+          data: {
+            tracking_number: '1ZSOMEONEELSE0001',
+            tracking_provider: 'ups',
+            tracking_event_status: 'delivered',
+            events: [{ message: 'Delivered', status: 'delivered', datetime: '2026-11-20 10:00:00' }],
+          },
+        },
+      },
+    ]);
+    expect(await pollAt(at)).toMatchObject({ claimed: 1, failed: 1, polled: 0 });
+    const row = await prisma.tracker.findUniqueOrThrow({ where: { id: id! } });
+    expect(row).toMatchObject({ pollFailures: 1, status: null, events: null, remote: 'present' });
+    expect(await queued(id!)).toEqual([]);
+  });
+
   it('a shop with no stored API key is put off, not read', async () => {
     const shop = await connectedShop('nokey');
     const [id] = await addTrackers(shop, numbers(1));

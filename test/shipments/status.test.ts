@@ -102,13 +102,48 @@ describe('platformStatusFor', () => {
     ['exception', null, 'DELAYED'],
     ['in_transit', 'weather_delay', 'DELAYED'],
     ['Delivered', null, 'DELIVERED'],
-    ['failure', null, 'FAILURE'],
+    // The service's "Delivery Failure" is a failed attempt, not a parcel that will not arrive.
+    ['failure', null, 'ATTEMPTED_DELIVERY'],
+    ['in_transit', 'failure', 'ATTEMPTED_DELIVERY'],
+    ['on_hold', null, 'DELAYED'],
+    ['in_transit', 'on_hold', 'DELAYED'],
+    ['available_for_pickup', null, 'READY_FOR_PICKUP'],
     ['failed', null, 'FAILURE'],
     ['undeliverable', null, 'FAILURE'],
     ['return_to_sender', null, 'FAILURE'],
     ['in_transit', 'return_to_sender', 'FAILURE'],
   ])('lenient spelling %j / %j → %s', (status, detail, expected) => {
     expect(platformStatusFor({ status, statusDetail: detail })).toBe(expected);
+  });
+
+  it.each([
+    'label_cancelled',
+    'pending_trackship',
+    'connection_issue',
+    'invalid_tracking',
+    'invalid_carrier',
+    'carrier_unsupported',
+    'deleted',
+    'expired',
+    'some_status_added_later',
+  ])('%s is never written to the store, whatever its detail', (status) => {
+    expect(platformStatusFor({ status, statusDetail: null })).toBeNull();
+    if (status !== 'some_status_added_later')
+      expect(platformStatusFor({ status, statusDetail: 'delivered' })).toBeNull();
+  });
+
+  it('stops polling a tracker the service will not follow, keeps polling one it has not fetched yet', () => {
+    for (const s of [
+      'deleted',
+      'expired',
+      'invalid_tracking',
+      'invalid_carrier',
+      'carrier_unsupported',
+      'label_cancelled',
+    ])
+      expect(isFinalStatus(s), s).toBe(true);
+    for (const s of ['pending_trackship', 'connection_issue', 'on_hold'])
+      expect(isFinalStatus(s), s).toBe(false);
   });
 
   it('a precise status_detail wins over the status; an unknown detail falls back to the status', () => {

@@ -24,7 +24,7 @@ function clientAnswering(status: number, body: string, headers: Record<string, s
 
 const operations: Array<(c: TrackingClient) => Promise<TrackingResult<unknown>>> = [
   (c) => c.createTracker(credentials, { trackingNumber: '1Z1', trackingProvider: 'ups', orderId: '1' }),
-  (c) => c.getShipment(credentials, { trackingNumber: '1Z1' }),
+  (c) => c.getShipment(credentials, { trackingNumber: '1Z999AA10123456784' }),
   (c) => c.getShipmentsByOrderId(credentials, '1'),
   (c) => c.deleteTracker(credentials, { trackingNumber: '1Z1', trackingProvider: 'ups', orderId: '1' }),
   (c) => c.listProviders(),

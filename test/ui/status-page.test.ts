@@ -164,7 +164,7 @@ describe('shipment statuses on the page', () => {
     expect(await statusOf('BR-DELIV-A')).toBe('Delivered');
     expect(await statusOf('BR-TRANSIT')).toBe('In transit');
     expect(await statusOf('BR-OFD')).toBe('Out for delivery');
-    expect(await statusOf('BR-EXC')).toBe('Exception');
+    expect(await statusOf('BR-EXC')).toBe('Delivery attempt failed');
     expect(await statusOf('BR-NEW')).toMatch(/^Failed/);
     const transitRow = shipments.locator('tr:has(code:text-is("BR-TRANSIT"))');
     expect(await transitRow.innerText()).toMatch(/Departed facility[\s\S]*Memphis, TN, US/);
@@ -185,7 +185,7 @@ describe('shipment statuses on the page', () => {
     const listed = async () =>
       (await rows.allInnerTexts()).map((text) => /BR-[A-Z0-9-]+/.exec(text)?.[0] ?? text);
     expect(await listed()).toEqual(['BR-EXC', 'BR-TRANSIT']);
-    expect(await rows.nth(0).innerText()).toMatch(/#5003[\s\S]*Exception[\s\S]*Address not found/);
+    expect(await rows.nth(0).innerText()).toMatch(/#5003[\s\S]*Delivery attempt failed[\s\S]*Address not found/);
     expect(await rows.nth(1).innerText()).toMatch(/#5002[\s\S]*No scan for 6 days[\s\S]*In transit/);
     expect(await attention.locator('#attention-status').innerText()).toBe('2 shipments need attention.');
 

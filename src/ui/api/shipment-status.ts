@@ -18,7 +18,23 @@ export interface StatusView {
   detail: string | null;
   label: string;
   tone: StatusTone;
+  /** For the service's own tracker states: what the merchant can do about it. */
+  action: string | null;
 }
+
+/** What the merchant can do when the service itself cannot follow a tracker. */
+const actions: Record<string, string> = {
+  connection_issue:
+    'The tracking service cannot reach the store (it needs the store address over HTTPS): check the connection in Settings.',
+  invalid_tracking:
+    'Check the tracking number on the fulfilment in the store; a corrected number is followed anew.',
+  invalid_carrier: 'Map this carrier to the right one in Settings → Carrier mapping.',
+  carrier_unsupported:
+    'The tracking service does not support this carrier: map it to a supported one in Settings → Carrier mapping.',
+  deleted: 'The tracker was deleted at the tracking service, so its status is no longer updated.',
+  expired: 'No update for two months: the tracking service stopped following it.',
+  pending_trackship: 'Nothing to do: the first data is on its way.',
+};
 
 const labels: Record<string, string> = {
   pending: 'Pending',
@@ -36,8 +52,16 @@ const labels: Record<string, string> = {
   attempt_fail: 'Delivery attempt failed',
   failed_attempt: 'Delivery attempt failed',
   delayed: 'Delayed',
-  failure: 'Exception',
+  failure: 'Delivery attempt failed',
   failed: 'Exception',
+  on_hold: 'On hold',
+  label_cancelled: 'Label cancelled',
+  pending_trackship: 'Waiting for the first scan',
+  connection_issue: 'Not followed: connection problem',
+  invalid_tracking: 'Not followed: invalid tracking number',
+  invalid_carrier: 'Not followed: wrong carrier',
+  carrier_unsupported: 'Not followed: carrier not supported',
+  deleted: 'Removed at the tracking service',
   exception: 'Exception',
   error: 'Exception',
   undeliverable: 'Undeliverable',
@@ -51,7 +75,14 @@ const labels: Record<string, string> = {
 
 /** Details that say more than a still-moving status (the service's status stays in_transit for them). */
 const telling = new Set(['out_for_delivery', 'available_for_pickup', 'ready_for_pickup', 'picked_up']);
-const notMoving = new Set(['pending', 'info_received', 'label_created', 'label_printed', 'pre_transit']);
+const notMoving = new Set([
+  'pending',
+  'pending_trackship',
+  'info_received',
+  'label_created',
+  'label_printed',
+  'pre_transit',
+]);
 
 function words(code: string): string {
   const text = code.replace(/_/g, ' ').trim();
@@ -75,7 +106,7 @@ export function statusView(
   else if (isFinalStatus(code)) tone = 'ended';
   else if (notMoving.has(code) || code === 'unknown') tone = 'pending';
   else tone = 'transit';
-  return { code, detail, label, tone };
+  return { code, detail, label, tone, action: actions[code] ?? null };
 }
 
 export function isDelivered(status: string | null | undefined): boolean {

@@ -941,6 +941,7 @@ function trackerStatus(tracker) {
     parts.push(statusBadge(tracker.status));
     if (tracker.state && tracker.state !== 'active')
       parts.push(document.createTextNode(' '), stateBadge(tracker.state));
+    if (tracker.status.action) parts.push(h('div', { class: 'muted' }, tracker.status.action));
   } else {
     parts.push(stateBadge(tracker.state));
   }

@@ -179,7 +179,7 @@ describe('GET /shipments: the stored status of each tracker', () => {
     const row = (order: string) => listed.get(order)!.trackers[0]!;
     expect(row('10')).toMatchObject({
       state: 'active',
-      status: { code: 'in_transit', detail: 'arrived_at_facility', label: 'In transit', tone: 'transit' },
+      status: { code: 'in_transit', detail: 'arrived_at_facility', label: 'In transit', tone: 'transit', action: null },
       estimatedDelivery: '2026-11-24',
       lastEvent: {
         at: lastEventAt.toISOString(),
@@ -190,7 +190,7 @@ describe('GET /shipments: the stored status of each tracker', () => {
     });
     expect(row('11').status).toMatchObject({ label: 'Out for delivery', tone: 'transit' });
     expect(row('12').status).toMatchObject({ label: 'Label created', tone: 'pending' });
-    expect(row('13').status).toMatchObject({ label: 'Exception', tone: 'exception' });
+    expect(row('13').status).toMatchObject({ label: 'Delivery attempt failed', tone: 'exception' });
     expect(row('14').status).toMatchObject({ label: 'Returned', tone: 'exception' });
     expect(row('15').status).toMatchObject({ code: 'held_at_customs', label: 'Held at customs' });
     // Not read yet: the page falls back to the tracker's own state.
@@ -319,7 +319,7 @@ describe('GET /shipments/attention', () => {
       orderName: '#30',
       reason: 'late',
       label: 'No scan for 5 days',
-      status: { code: 'in_transit', detail: null, label: 'In transit', tone: 'transit' },
+      status: { code: 'in_transit', detail: null, label: 'In transit', tone: 'transit', action: null },
       lastEvent: { at: expect.any(String), message: 'Departed facility', location: 'Memphis, TN, US' },
       quietSince: expect.any(String),
       daysQuiet: 5,
@@ -337,7 +337,7 @@ describe('GET /shipments/attention', () => {
     });
     expect(byNumber.get('E-FAILURE')).toMatchObject({
       reason: 'exception',
-      label: 'Exception',
+      label: 'Delivery attempt failed',
       daysQuiet: 0,
       lastEvent: { message: 'Address could not be found' },
     });
@@ -583,7 +583,7 @@ describe('GET /shipments/:trackerId with a stored status', () => {
       estimatedDelivery: '2026-11-22',
     });
     expect(res.body.stored).toEqual({
-      status: { code: 'in_transit', detail: 'picked_up', label: 'Picked up', tone: 'transit' },
+      status: { code: 'in_transit', detail: 'picked_up', label: 'Picked up', tone: 'transit', action: null },
       estimatedDelivery: '2026-11-22',
       lastEventAt: '2026-11-19T09:30:00.000Z',
       lastEventMessage: 'Picked up',
