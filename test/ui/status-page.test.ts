@@ -185,7 +185,9 @@ describe('shipment statuses on the page', () => {
     const listed = async () =>
       (await rows.allInnerTexts()).map((text) => /BR-[A-Z0-9-]+/.exec(text)?.[0] ?? text);
     expect(await listed()).toEqual(['BR-EXC', 'BR-TRANSIT']);
-    expect(await rows.nth(0).innerText()).toMatch(/#5003[\s\S]*Delivery attempt failed[\s\S]*Address not found/);
+    expect(await rows.nth(0).innerText()).toMatch(
+      /#5003[\s\S]*Delivery attempt failed[\s\S]*Address not found/,
+    );
     expect(await rows.nth(1).innerText()).toMatch(/#5002[\s\S]*No scan for 6 days[\s\S]*In transit/);
     expect(await attention.locator('#attention-status').innerText()).toBe('2 shipments need attention.');
 

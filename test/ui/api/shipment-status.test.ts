@@ -179,7 +179,13 @@ describe('GET /shipments: the stored status of each tracker', () => {
     const row = (order: string) => listed.get(order)!.trackers[0]!;
     expect(row('10')).toMatchObject({
       state: 'active',
-      status: { code: 'in_transit', detail: 'arrived_at_facility', label: 'In transit', tone: 'transit', action: null },
+      status: {
+        code: 'in_transit',
+        detail: 'arrived_at_facility',
+        label: 'In transit',
+        tone: 'transit',
+        action: null,
+      },
       estimatedDelivery: '2026-11-24',
       lastEvent: {
         at: lastEventAt.toISOString(),
