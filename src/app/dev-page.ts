@@ -14,6 +14,7 @@ import { ConfigError, loadDevSettings, loadDotEnvFile } from '../config.js';
 import { createDatabase } from '../db/client.js';
 import { recordInstall } from '../shopify/install.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
+import { parseKeyring } from '../shops/crypto.js';
 import { myshopifyDomain } from '../ui/auth/session-token.js';
 import { devShopDomain } from './dev-tools.js';
 
@@ -41,7 +42,8 @@ async function main(): Promise<void> {
 
   const db = await createDatabase(env.DATABASE_URL);
   try {
-    const storage = new PrismaSessionStorage(db.prisma, { connectionRetries: 0 });
+    const keyring = parseKeyring(env.ENCRYPTION_KEY ?? '');
+    const storage = new PrismaSessionStorage(db.prisma, { keyring, connectionRetries: 0 });
     const id = `offline_${shop}`;
     if (!(await storage.loadSession(id))) {
       await storage.storeSession(

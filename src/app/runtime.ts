@@ -64,11 +64,10 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const shopify = createShopify({
-    ...config.shopify,
-    sessionStorage: new PrismaSessionStorage(db.prisma, { logger }),
-    logger,
-  });
+  const sessionStorage = new PrismaSessionStorage(db.prisma, { keyring, logger });
+  // Tokens stored before they were sealed (or sealed with a rotated-out key) are sealed now.
+  await sessionStorage.sealStoredTokens();
+  const shopify = createShopify({ ...config.shopify, sessionStorage, logger });
 
   const worker =
     config.role === 'web'

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
@@ -9,7 +9,7 @@ import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { createPageApi } from '../ui/api/router.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
-import { requireSessionToken } from '../ui/auth/session-token.js';
+import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -64,11 +64,19 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
 
+  // Nothing under /api is kept by a browser or a proxy: answers name a shop's data and credentials.
+  app.use('/api', (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+
   // Install by OAuth: begin → the store's consent screen → callback (stores the offline session) →
-  // the shop row → back into the admin.
-  app.get(authPath, shopify.auth.begin());
+  // the shop row → back into the admin. A `shop` that is not a store's domain is refused up front (400),
+  // before the library, which would answer 500.
+  app.get(authPath, requireShopParam, shopify.auth.begin());
   app.get(
     authCallbackPath,
+    requireShopParam,
     shopify.auth.callback(),
     afterAuth({ prisma: deps.prisma, logger: deps.logger }),
     shopify.redirectToShopifyOrAppRoot(),
@@ -120,6 +128,18 @@ export function createApp(deps: AppDeps): express.Express {
   });
   return app;
 }
+
+/** 400 with a clear reason unless `?shop=` is one *.myshopify.com domain. */
+const requireShopParam: RequestHandler = (req, res, next) => {
+  const shop = typeof req.query.shop === 'string' ? myshopifyDomain(req.query.shop) : null;
+  if (!shop) {
+    res
+      .status(400)
+      .json({ error: 'bad_request', reason: 'shop must be a store domain such as example.myshopify.com' });
+    return;
+  }
+  next();
+};
 
 /** body-parser's errors carry a 4xx status (413 too large, 400 bad encoding); anything else is ours. */
 function httpErrorStatus(error: unknown): number {

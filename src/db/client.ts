@@ -71,6 +71,9 @@ async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promi
     throw new Error(`Could not switch SQLite to WAL mode (journal_mode is ${String(mode?.journal_mode)})`);
   }
   await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+  // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced by its sealed
+  // form (store tokens written before they were sealed) must not stay readable in the file.
+  await prisma.$executeRawUnsafe('PRAGMA secure_delete = ON');
 }
 
 /** The client handed to an interactive transaction's callback. */

@@ -3,7 +3,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 /**
  * AES-256-GCM for secrets at rest. Each ciphertext is stored with the id of the key that sealed it, so keys
  * can rotate: new secrets are sealed with the current key, old ones still open with theirs until re-sealed.
- * Only the shop repository calls this.
+ * Only the repository layer calls this: the shop repository (service API keys) and the session storage
+ * (the store's access and refresh tokens).
  */
 
 export interface EncryptionKeyring {
@@ -80,4 +81,34 @@ export function open(keyring: EncryptionKeyring, sealed: SealedSecret): string {
 
 export function needsReseal(keyring: EncryptionKeyring, sealed: SealedSecret): boolean {
   return sealed.keyId !== keyring.currentKeyId;
+}
+
+/** How a secret sealed into one text column reads: `sealed:v1:<keyId>:<base64>`. */
+const sealedPrefix = 'sealed:v1:';
+
+/** A secret sealed into one text value, for columns that hold it in place of the plaintext. */
+export function sealText(keyring: EncryptionKeyring, plaintext: string): string {
+  const sealed = seal(keyring, plaintext);
+  return `${sealedPrefix}${sealed.keyId}:${sealed.ciphertext}`;
+}
+
+export function isSealedText(value: string): boolean {
+  return value.startsWith(sealedPrefix);
+}
+
+/**
+ * The plaintext of a value written by sealText. A value that is not sealed (written before secrets in that
+ * column were sealed) is returned as it is: the storage seals it on its next pass.
+ */
+export function openText(keyring: EncryptionKeyring, value: string): string {
+  if (!isSealedText(value)) return value;
+  const rest = value.slice(sealedPrefix.length);
+  const separator = rest.indexOf(':');
+  if (separator <= 0) throw new SecretUnreadableError('malformed sealed value');
+  return open(keyring, { keyId: rest.slice(0, separator), ciphertext: rest.slice(separator + 1) });
+}
+
+/** True when the value is plaintext, or sealed with a key other than the current one. */
+export function textNeedsSealing(keyring: EncryptionKeyring, value: string): boolean {
+  return !value.startsWith(`${sealedPrefix}${keyring.currentKeyId}:`);
 }

@@ -1,8 +1,10 @@
 import { Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
+import { providerOf } from '../db/claim.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { Session as SessionRow } from '../generated/sqlite/client.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { type EncryptionKeyring, isSealedText, openText, sealText, textNeedsSealing } from './crypto.js';
 
 /**
  * Shopify sessions in our Prisma database (model Session in prisma/schema.prisma).
@@ -22,9 +24,14 @@ import { type Logger, silentLogger } from '../logger.js';
  * user is only partly known;
  * deleteSession ignores only "no such row", not database errors.
  *
- * Sessions carry access and refresh tokens: nothing here logs a session or a row.
+ * Sessions carry the store's access and refresh tokens: they are sealed at rest (AES-256-GCM with the
+ * ENCRYPTION_KEY keyring, like the service API keys) and opened only here; nothing here logs a session or
+ * a row. Rows written before tokens were sealed are read as they are and sealed by sealStoredTokens(),
+ * which the runtime runs at start (and which also re-seals tokens of a rotated-out key).
  */
 export interface PrismaSessionStorageOptions {
+  /** Seals and opens the tokens. */
+  keyring: EncryptionKeyring;
   /** How many more times to look for the Session table after the first failure. Default 2. */
   connectionRetries?: number;
   /** Wait between two looks, in ms. Default 5000. */
@@ -42,16 +49,19 @@ export class PrismaSessionStorage implements SessionStorage {
   private readonly connectionRetries: number;
   private readonly connectionRetryIntervalMs: number;
   private readonly logger: Logger;
+  private readonly keyring: EncryptionKeyring;
   private ready: Promise<boolean> | undefined;
 
   constructor(
     private readonly prisma: DatabaseClient,
     {
+      keyring,
       connectionRetries = 2,
       connectionRetryIntervalMs = 5000,
       logger = silentLogger,
-    }: PrismaSessionStorageOptions = {},
+    }: PrismaSessionStorageOptions,
   ) {
+    this.keyring = keyring;
     this.connectionRetries = Math.max(0, Math.floor(connectionRetries));
     this.connectionRetryIntervalMs = Math.max(0, connectionRetryIntervalMs);
     this.logger = logger;
@@ -59,7 +69,7 @@ export class PrismaSessionStorage implements SessionStorage {
 
   async storeSession(session: Session): Promise<boolean> {
     await this.ensureReady();
-    const data = sessionToRow(session);
+    const data = sealTokens(this.keyring, sessionToRow(session));
     const upsert = () =>
       this.prisma.session.upsert({ where: { id: data.id }, update: data, create: data }).then(() => true);
     try {
@@ -76,7 +86,7 @@ export class PrismaSessionStorage implements SessionStorage {
   async loadSession(id: string): Promise<Session | undefined> {
     await this.ensureReady();
     const row = await this.prisma.session.findUnique({ where: { id } });
-    return row ? rowToSession(row) : undefined;
+    return row ? rowToSession(openTokens(this.keyring, row)) : undefined;
   }
 
   async deleteSession(id: string): Promise<boolean> {
@@ -99,7 +109,41 @@ export class PrismaSessionStorage implements SessionStorage {
       take: FIND_SESSIONS_LIMIT,
       orderBy: [{ expires: 'desc' }, { id: 'asc' }],
     });
-    return rows.map(rowToSession);
+    return rows.map((row) => rowToSession(openTokens(this.keyring, row)));
+  }
+
+  /**
+   * Seals every token still stored in plain text (rows written before tokens were sealed) or sealed with a
+   * key that is no longer the current one. Each row is written only if its tokens are still the ones read,
+   * so two processes doing this at once, or a session stored meanwhile, lose nothing. Returns how many
+   * rows it sealed.
+   */
+  async sealStoredTokens(): Promise<number> {
+    await this.ensureReady();
+    const rows = await this.prisma.session.findMany({
+      select: { id: true, accessToken: true, refreshToken: true },
+    });
+    let sealed = 0;
+    for (const row of rows) {
+      const stale = (value: string | null) =>
+        value !== null && value !== '' && textNeedsSealing(this.keyring, value);
+      if (!stale(row.accessToken) && !stale(row.refreshToken)) continue;
+      const reseal = (value: string | null) =>
+        value === null || value === '' ? value : sealText(this.keyring, openText(this.keyring, value));
+      const { count } = await this.prisma.session.updateMany({
+        where: { id: row.id, accessToken: row.accessToken, refreshToken: row.refreshToken },
+        data: { accessToken: reseal(row.accessToken) ?? '', refreshToken: reseal(row.refreshToken) },
+      });
+      sealed += count;
+    }
+    if (sealed > 0) {
+      this.logger.info({ sessions: sealed }, 'stored store tokens sealed');
+      // SQLite: the pages holding the plaintext are zeroed (secure_delete, see db/client.ts) once the
+      // write-ahead log is written back; do it now rather than at some later checkpoint.
+      if (providerOf(this.prisma) === 'sqlite')
+        await this.prisma.$queryRawUnsafe('PRAGMA wal_checkpoint(TRUNCATE)');
+    }
+    return sealed;
   }
 
   /**
@@ -170,6 +214,23 @@ export class MissingSessionStorageError extends Error {
     super(message);
     this.name = 'MissingSessionStorageError';
   }
+}
+
+function sealTokens(keyring: EncryptionKeyring, row: SessionRow): SessionRow {
+  return {
+    ...row,
+    accessToken: row.accessToken === '' ? '' : sealText(keyring, row.accessToken),
+    refreshToken: row.refreshToken === null ? null : sealText(keyring, row.refreshToken),
+  };
+}
+
+/** The row with its tokens opened (a token stored before sealing reads as it is). */
+function openTokens(keyring: EncryptionKeyring, row: SessionRow): SessionRow {
+  return {
+    ...row,
+    accessToken: row.accessToken === '' ? '' : openText(keyring, row.accessToken),
+    refreshToken: row.refreshToken === null ? null : openText(keyring, row.refreshToken),
+  };
 }
 
 function sessionToRow(session: Session): SessionRow {

@@ -7,7 +7,8 @@ import type { DatabaseClient } from '../../src/db/client.js';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
 import { appScopes } from '../../src/shopify/api.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
-import { TEST_SECRET } from './app.js';
+import { parseKeyring } from '../../src/shops/crypto.js';
+import { TEST_SECRET, type TestApp } from './app.js';
 import { mintSessionToken } from './session-token.js';
 
 /**
@@ -91,8 +92,11 @@ export function sessionTokenFor(shop: string): string {
  * Records the store's install as the OAuth / token exchange would: an offline session in the app's session
  * storage, so loading the page never calls the platform's token endpoint.
  */
-export async function installShop(prisma: DatabaseClient, shop: string): Promise<void> {
-  const storage = new PrismaSessionStorage(prisma, { connectionRetries: 0 });
+export async function installShop(app: Pick<TestApp, 'database' | 'config'>, shop: string): Promise<void> {
+  const storage = new PrismaSessionStorage(app.database.prisma, {
+    keyring: parseKeyring(app.config.encryptionKey),
+    connectionRetries: 0,
+  });
   await storage.storeSession(
     new Session({
       id: `offline_${shop}`,

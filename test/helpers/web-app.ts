@@ -31,17 +31,15 @@ export function createTestWebApp(options: {
   onDeliveryRecorded?: () => void;
   logger?: Logger;
 }): TestWebApp {
-  const sessions = new PrismaSessionStorage(options.prisma, { connectionRetries: 0 });
+  const keyring = parseKeyring(`t1:${randomBytes(32).toString('base64')}`);
+  const sessions = new PrismaSessionStorage(options.prisma, { keyring, connectionRetries: 0 });
   const shopify = createShopify({
     apiKey: options.apiKey ?? 'test-api-key',
     apiSecret: options.secret ?? 'test-app-secret',
     appUrl: options.appUrl ?? 'https://tracksync.example.com',
     sessionStorage: sessions,
   });
-  const shops = createShopRepository(
-    options.prisma,
-    parseKeyring(`t1:${randomBytes(32).toString('base64')}`),
-  );
+  const shops = createShopRepository(options.prisma, keyring);
   const app = createApp({
     prisma: options.prisma,
     shopify,

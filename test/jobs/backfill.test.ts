@@ -40,7 +40,7 @@ async function shopWithOrders(
   base: number,
 ): Promise<{ shop: ScenarioShop; numbers: string[] }> {
   const shop = await addShop(app, name);
-  await installShop(app.database.prisma, shop.domain);
+  await installShop(app, shop.domain);
   const n = (i: number) => upsNumber(base + i);
   fake.setOrders(shop.domain, [
     upsOrder(base + 1, [[n(1)]]),
@@ -202,7 +202,7 @@ describe('backfill', () => {
 
   it('a cancelled order’s fulfilments make no tracker', async () => {
     const shop = await addShop(app, 'bf-cancel');
-    await installShop(app.database.prisma, shop.domain);
+    await installShop(app, shop.domain);
     fake.setOrders(shop.domain, [
       upsOrder(501, [[upsNumber(501)]], { cancelledAt: '2026-11-19T08:00:00Z' }),
       upsOrder(502, [[upsNumber(502)]]),

@@ -8,6 +8,9 @@ import { type PostDeps, postStoreEvents } from '../../src/shipments/post-store-e
 import { appScopes, createShopify } from '../../src/shopify/api.js';
 import { shopifyStoreEvents } from '../../src/shopify/fulfillment-events.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
+import { testKeyring } from '../helpers/factories.js';
+
+const keyring = testKeyring();
 import { TEST_SECRET } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
@@ -45,7 +48,7 @@ function storeApi(client: DatabaseClient = prisma) {
     apiKey: 'test-api-key',
     apiSecret: TEST_SECRET,
     appUrl: 'http://127.0.0.1:3000',
-    sessionStorage: new PrismaSessionStorage(client, { connectionRetries: 0 }),
+    sessionStorage: new PrismaSessionStorage(client, { keyring, connectionRetries: 0 }),
   });
   return shopifyStoreEvents(shopify);
 }
@@ -90,7 +93,7 @@ async function store(
 }
 
 async function installSession(domain: string, accessToken: string, scopes: string[]): Promise<void> {
-  await new PrismaSessionStorage(prisma, { connectionRetries: 0 }).storeSession(
+  await new PrismaSessionStorage(prisma, { keyring, connectionRetries: 0 }).storeSession(
     new Session({
       id: `offline_${domain}`,
       shop: domain,

@@ -34,7 +34,7 @@ let restarted: Runtime | null = null;
 
 beforeAll(async () => {
   [app, fake] = await Promise.all([startTestApp({ runtime: runtimeOptions }), startFakeAdminGraphql()]);
-  await installShop(app.database.prisma, TEST_SHOP);
+  await installShop(app, TEST_SHOP);
 });
 afterAll(async () => {
   await restarted?.close();

@@ -3,14 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 import { handleAppUninstalled } from '../../src/webhooks/topics/app-uninstalled.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { resetDatabase, testKeyring, uniqueDomain } from '../helpers/factories.js';
 
 let db: TestDatabase;
 let sessions: PrismaSessionStorage;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  sessions = new PrismaSessionStorage(db.prisma, { connectionRetries: 0 });
+  sessions = new PrismaSessionStorage(db.prisma, { keyring: testKeyring(), connectionRetries: 0 });
 });
 afterAll(async () => {
   await db?.cleanup();

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appScopes } from '../../src/shopify/api.js';
 import { recordInstall } from '../../src/shopify/install.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { resetDatabase } from '../helpers/factories.js';
 import { mintSessionToken } from '../helpers/session-token.js';
@@ -67,10 +68,32 @@ describe('OAuth install (/api/auth)', () => {
     expect(cookies.some((c) => c.startsWith('shopify_app_state='))).toBe(true);
   });
 
-  it('begin refuses a shop that is not a *.myshopify.com domain', async () => {
-    const res = await request(web.app).get('/api/auth?shop=evil.example.com');
-    expect(res.status).toBe(500);
-    expect(res.headers.location).toBeUndefined();
+  it('every /api answer, refusals included, is marked no-store', async () => {
+    for (const url of ['/api/shop', '/api/shipments', '/api/auth?shop=x']) {
+      const res = await request(web.app).get(url);
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+    const ok = await request(web.app).get('/api/shop').set('Authorization', `Bearer ${idToken()}`);
+    expect(ok.headers['cache-control']).toBe('no-store');
+  });
+
+  it('begin and callback refuse a shop that is not a *.myshopify.com domain: 400 with the reason, no error log', async () => {
+    const captured = captureLogger('debug');
+    const logged = createTestWebApp({ prisma: db.prisma, logger: captured.logger });
+    for (const url of [
+      '/api/auth?shop=evil.com',
+      '/api/auth?shop=evil.example.com',
+      '/api/auth',
+      '/api/auth?shop=a.myshopify.com&shop=b.myshopify.com',
+      '/api/auth/callback?shop=evil.com&code=x',
+    ]) {
+      const res = await request(logged.app).get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', reason: expect.stringMatching(/myshopify\.com/) });
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    expect(captured.records.filter((r) => r.level >= 50)).toEqual([]);
   });
 
   it('callback stores the offline session, makes the shop row and redirects into the admin', async () => {
@@ -144,9 +167,10 @@ describe('the page (GET /): token exchange or OAuth', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.text).toMatch(/<html/i);
-    expect(res.headers['content-security-policy']).toBe(
-      `frame-ancestors https://${SHOP} https://admin.shopify.com;`,
-    );
+    const csp = res.headers['content-security-policy'] as string;
+    expect(csp).toMatch(/^default-src 'self'; script-src 'self' https:\/\/cdn\.shopify\.com; /);
+    expect(csp).toContain("object-src 'none'");
+    expect(csp.endsWith(`frame-ancestors https://${SHOP} https://admin.shopify.com;`)).toBe(true);
     expect(res.headers['x-frame-options']).toBeUndefined();
     expect(res.headers['cache-control']).toBe('no-store');
 
@@ -252,7 +276,9 @@ describe('the page (GET /): token exchange or OAuth', () => {
     for (const url of ['/', pageUrl({ shop: 'evil.example.com', id_token: idToken() })]) {
       const res = await request(web.app).get(url);
       expect(res.status).toBe(400);
-      expect(res.headers['content-security-policy']).toBe("frame-ancestors 'none';");
+      expect(res.headers['content-security-policy']).toMatch(
+        /^default-src 'self';.* frame-ancestors 'none';$/,
+      );
     }
   });
 

@@ -20,6 +20,9 @@ import {
 } from '../helpers/database.js';
 import { batteryOfTests } from '../helpers/session-storage-battery.js';
 
+import { testKeyring } from '../helpers/factories.js';
+
+const keyring = testKeyring();
 const provider = defaultTestProvider();
 
 /** A migrated database of its own for the enclosing describe block. */
@@ -76,20 +79,20 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
   // plus the refresh-token test upstream enables for adapters that store refresh tokens.
   describe('battery of tests, with user info and refresh tokens', () => {
     const db = useTestDatabase();
-    batteryOfTests(async () => new PrismaSessionStorage(db().prisma), true, true);
+    batteryOfTests(async () => new PrismaSessionStorage(db().prisma, { keyring }), true, true);
   });
 
   // The other variant of the battery: an online session whose user is known only by id.
   describe('battery of tests, online session with a user id only', () => {
     const db = useTestDatabase();
-    batteryOfTests(async () => new PrismaSessionStorage(db().prisma), false, false);
+    batteryOfTests(async () => new PrismaSessionStorage(db().prisma, { keyring }), false, false);
   });
 
   describe('round trips', () => {
     const db = useTestDatabase();
 
     it('keeps the refresh token and its expiry of an expiring offline token', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const expires = new Date(Date.now() + 60 * 60 * 1000);
       expires.setMilliseconds(0);
       const refreshTokenExpires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000);
@@ -102,8 +105,9 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
 
       await expect(storage.storeSession(session)).resolves.toBe(true);
       const row = await db().prisma.session.findUniqueOrThrow({ where: { id: session.id } });
+      // Sealed at rest (test/shops/session-sealing.test.ts), opened on load.
+      expect(row.refreshToken).toMatch(/^sealed:v1:/);
       expect(row).toMatchObject({
-        refreshToken: 'shprt_refresh',
         refreshTokenExpires,
         expires,
         isOnline: false,
@@ -122,7 +126,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('clears the refresh token when the stored session no longer has one', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const withRefresh = offlineSession('rotate.myshopify.com', {
         refreshToken: 'shprt_old',
         refreshTokenExpires: new Date(Date.now() + 1000 * 60 * 60),
@@ -140,7 +144,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('keeps the associated user of an online session', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const userId = 2 ** 40 + 7; // beyond 32 bits: the column is a BigInt
       const expires = new Date(Date.now() + 24 * 60 * 60 * 1000);
       expires.setMilliseconds(0);
@@ -194,7 +198,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     const db = useTestDatabase();
 
     it('does not return the sessions of shop A for shop B', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const a = offlineSession('shop-a.myshopify.com');
       const aOnline = new Session({
         id: 'shop-a.myshopify.com_1',
@@ -222,7 +226,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it(`returns at most ${FIND_SESSIONS_LIMIT} sessions of a shop, latest expiry first`, async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const shop = 'many.myshopify.com';
       const base = Date.now() + 60 * 60 * 1000;
       for (let i = 0; i < FIND_SESSIONS_LIMIT + 5; i++) {
@@ -243,14 +247,14 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('deletes an unknown id without error', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       await expect(storage.deleteSession('no_such_session')).resolves.toBe(true);
       await expect(storage.deleteSessions(['no_such_1', 'no_such_2'])).resolves.toBe(true);
       await expect(storage.deleteSessions([])).resolves.toBe(true);
     });
 
     it('deletes only the ids given', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const keep = offlineSession('keep.myshopify.com');
       const drop = offlineSession('drop.myshopify.com');
       await storage.storeSession(keep);
@@ -279,19 +283,19 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('handles Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await expect(storage.storeSession(session)).resolves.not.toThrow();
     });
 
     it('returns true after handling Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await expect(storage.storeSession(session)).resolves.toBe(true);
     });
 
     it('tries upsert again after handling Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const upsert = vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
 
       await storage.storeSession(session);
@@ -300,7 +304,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('throws other errors than the unique key constraint error', async () => {
-      const storage = new PrismaSessionStorage(db().prisma);
+      const storage = new PrismaSessionStorage(db().prisma, { keyring });
       const expectedError = prismaKnownError('P2003');
       const upsert = vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(expectedError);
 
@@ -310,7 +314,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
 
     it('logs the retry without the session or its tokens', async () => {
       const captured = captureLogger('debug');
-      const storage = new PrismaSessionStorage(db().prisma, { logger: captured.logger });
+      const storage = new PrismaSessionStorage(db().prisma, { keyring, logger: captured.logger });
       vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await storage.storeSession(
         offlineSession('logged.myshopify.com', { accessToken: 'shpat_SECRET', refreshToken: 'shprt_SECRET' }),
@@ -328,7 +332,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('reports it, then works once the database answers (the failure is not kept)', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { connectionRetries: 0 });
+      const storage = new PrismaSessionStorage(db().prisma, { keyring, connectionRetries: 0 });
       vi.spyOn(db().prisma.session, 'count').mockRejectedValueOnce(prismaKnownError('P1001'));
 
       await expect(storage.loadSession('any')).rejects.toBeInstanceOf(MissingSessionTableError);
@@ -367,7 +371,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     }
 
     it('throws an appropriate error when Prisma migrations were not run', async () => {
-      const storage = new PrismaSessionStorage(database.prisma, { connectionRetries: 0 });
+      const storage = new PrismaSessionStorage(database.prisma, { keyring, connectionRetries: 0 });
 
       const error = await storage.findSessionsByShop('shop.myshopify.com').then(
         () => undefined,
@@ -387,7 +391,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     it('defaults to 3 tries with 5s intervals', async () => {
       const sleeps = instantSleeps(5000);
       const count = vi.spyOn(database.prisma.session, 'count');
-      const storage = new PrismaSessionStorage(database.prisma);
+      const storage = new PrismaSessionStorage(database.prisma, { keyring });
 
       await expect(storage.findSessionsByShop('shop.myshopify.com')).rejects.toThrow(
         MissingSessionTableError,
@@ -401,6 +405,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
       const sleeps = instantSleeps(1000);
       const count = vi.spyOn(database.prisma.session, 'count');
       const storage = new PrismaSessionStorage(database.prisma, {
+        keyring,
         connectionRetries: 5,
         connectionRetryIntervalMs: 1000,
       });
@@ -414,7 +419,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('isReady() reports the missing table, then finds it once it exists', async () => {
-      const storage = new PrismaSessionStorage(database.prisma, { connectionRetries: 0 });
+      const storage = new PrismaSessionStorage(database.prisma, { keyring, connectionRetries: 0 });
       await expect(storage.isReady()).resolves.toBe(false);
       await expect(storage.loadSession('any')).rejects.toBeInstanceOf(MissingSessionStorageError);
 

@@ -35,7 +35,7 @@ afterAll(async () => {
 describe('backfill section', () => {
   it('keyboard only: starts a backfill and the progress reaches done with the counts', async () => {
     const shop = await addShop(app, 'bf-page');
-    await installShop(app.database.prisma, shop.domain);
+    await installShop(app, shop.domain);
     const numbers = [1, 2, 3, 4, 5].map((i) => upsNumber(900 + i));
     fake.setOrders(shop.domain, [
       upsOrder(901, [[numbers[0]!]]),

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 async function pageFor(shop: string): Promise<TestPage> {
-  await installShop(app.database.prisma, shop);
+  await installShop(app, shop);
   current = await newTestPage(browser);
   await openSettings(current.page, app.url, shop);
   return current;

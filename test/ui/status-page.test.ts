@@ -78,7 +78,7 @@ async function seededShop(name: string) {
 }
 
 async function openPage(domain: string): Promise<TestPage> {
-  await installShop(prisma, domain);
+  await installShop(app, domain);
   current = await newTestPage(browser);
   await openSettings(current.page, app.url, domain);
   return current;

@@ -11,12 +11,35 @@ export const APP_BRIDGE_URL = 'https://cdn.shopify.com/shopifycloud/app-bridge.j
 /** A session whose token expires within this is treated as gone (as the library does). */
 const WITHIN_MS_OF_EXPIRY = 5 * 60_000;
 
+/** Polaris web components, from Shopify's CDN (the page's next version loads them). */
+export const POLARIS_URL = 'https://cdn.shopify.com/shopifycloud/polaris.js';
+
+/**
+ * What the page may load: its own files, and App Bridge and Polaris from the platform's CDN; API calls to
+ * itself (App Bridge's own traffic goes to the admin through the parent frame). No inline script, no
+ * plugin, no base or form elsewhere.
+ */
+const pageSources = [
+  "default-src 'self'",
+  "script-src 'self' https://cdn.shopify.com",
+  "style-src 'self' https://cdn.shopify.com",
+  "font-src 'self' https://cdn.shopify.com",
+  "img-src 'self' data: https://cdn.shopify.com",
+  "connect-src 'self' https://cdn.shopify.com",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
 /**
  * The embedded page may be framed by its own store's admin and by admin.shopify.com, nothing else.
  * Without a valid shop it may be framed by no one.
  */
 export function frameAncestorsPolicy(shop: string | null): string {
-  return shop ? `frame-ancestors https://${shop} https://admin.shopify.com;` : `frame-ancestors 'none';`;
+  const ancestors = shop
+    ? `frame-ancestors https://${shop} https://admin.shopify.com`
+    : `frame-ancestors 'none'`;
+  return `${pageSources}; ${ancestors};`;
 }
 
 export function setFrameAncestors(res: Response, shop: string | null): void {

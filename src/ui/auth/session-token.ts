@@ -8,13 +8,14 @@ import { type Logger, silentLogger } from '../../logger.js';
  * Session tokens (App Bridge's JWTs) for the page's API and the embedded page load.
  *
  * A token is verified by @shopify/shopify-api's decodeSessionToken (HS256 with the app secret, exp and
- * nbf with its 10 s tolerance); then its audience must be our API key, and its `dest` an https
+ * nbf with its 10 s tolerance); it must not live longer than the platform's tokens (MAX_TOKEN_LIFETIME_S,
+ * from now and from its iat/nbf); then its audience must be our API key, and its `dest` an https
  * *.myshopify.com origin (with `iss` on that same shop's admin when present). The shop comes from the
  * token and from nowhere else: a query string or body naming another shop changes nothing.
  */
 
 export type SessionTokenFailure =
-  'missing_token' | 'invalid_token' | 'expired' | 'wrong_audience' | 'bad_shop';
+  'missing_token' | 'invalid_token' | 'expired' | 'too_long_lived' | 'wrong_audience' | 'bad_shop';
 
 export type SessionTokenVerification =
   { ok: true; shopDomain: string; payload: JwtPayload } | { ok: false; reason: SessionTokenFailure };
@@ -24,6 +25,12 @@ export const RETRY_INVALID_SESSION_HEADER = 'X-Shopify-Retry-Invalid-Session-Req
 
 /** decodeSessionToken's own clock tolerance, in seconds. */
 const CLOCK_TOLERANCE_S = 10;
+
+/**
+ * The longest a session token may live, clock skew included. The platform's tokens live one minute; a
+ * token valid for longer (say until the year 2100) was not made by it, or is a leaked token made to last.
+ */
+export const MAX_TOKEN_LIFETIME_S = 5 * 60;
 
 const MYSHOPIFY_DOMAIN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 
@@ -65,6 +72,14 @@ export async function verifySessionToken(
   }
   // jose checks exp only when there is one; a token that never expires is not a session token.
   if (typeof payload.exp !== 'number') return { ok: false, reason: 'invalid_token' };
+  // Both the remaining lifetime and the whole lifetime (from iat or nbf, when given) are bounded.
+  const issued =
+    typeof payload.iat === 'number' ? payload.iat : typeof payload.nbf === 'number' ? payload.nbf : null;
+  if (
+    payload.exp - now() / 1000 > MAX_TOKEN_LIFETIME_S ||
+    (issued !== null && payload.exp - issued > MAX_TOKEN_LIFETIME_S)
+  )
+    return { ok: false, reason: 'too_long_lived' };
   if (payload.aud !== api.config.apiKey) return { ok: false, reason: 'wrong_audience' };
   const shopDomain = shopOfUrl(payload.dest);
   if (!shopDomain) return { ok: false, reason: 'bad_shop' };

@@ -6,6 +6,7 @@ import {
   bearerToken,
   RETRY_INVALID_SESSION_HEADER,
   requireSessionToken,
+  type SessionTokenFailure,
   verifySessionToken,
 } from '../../../src/ui/auth/session-token.js';
 import { bearer, mintSessionToken } from '../../helpers/session-token.js';
@@ -31,10 +32,7 @@ function token(overrides: Partial<Parameters<typeof mintSessionToken>[0]> = {}):
   return mintSessionToken({ shop: SHOP_A, apiKey: API_KEY, secret: SECRET, ...overrides });
 }
 
-async function expectRefused(
-  headers: Record<string, string>,
-  reason: 'missing_token' | 'invalid_token' | 'expired' | 'wrong_audience' | 'bad_shop',
-) {
+async function expectRefused(headers: Record<string, string>, reason: SessionTokenFailure) {
   const res = await request(app).get('/api/shop').set(headers);
   expect(res.status).toBe(401);
   expect(res.body).toEqual({ error: 'unauthorized', reason });
@@ -90,6 +88,24 @@ describe('requireSessionToken', () => {
 
   it('refuses a token that is not valid yet (nbf)', async () => {
     await expectRefused(bearer(token({ notBeforeSeconds: 120 })), 'invalid_token');
+  });
+
+  it('refuses a token that lives longer than the platform’s (one minute; five with clock skew)', async () => {
+    // Expiring in the year 2100.
+    const year2100 = Math.floor(Date.UTC(2100, 0, 1) / 1000);
+    await expectRefused(bearer(token({ claims: { exp: year2100 } })), 'too_long_lived');
+    await expectRefused(bearer(token({ expiresInSeconds: 3_600 })), 'too_long_lived');
+    // Issued long ago and still valid for a minute: its whole lifetime is too long.
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefused(
+      bearer(token({ claims: { iat: now - 3_600, nbf: now - 3_600, exp: now + 60 } })),
+      'too_long_lived',
+    );
+    // The platform's own shape passes.
+    const ok = await request(app)
+      .get('/api/shop')
+      .set(bearer(token({ expiresInSeconds: 60 })));
+    expect(ok.status).toBe(200);
   });
 
   it('refuses a token that never expires', async () => {
