@@ -4,7 +4,7 @@ import { providerOf } from '../db/claim.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { Session as SessionRow } from '../generated/sqlite/client.js';
 import { type Logger, silentLogger } from '../logger.js';
-import { type EncryptionKeyring, isSealedText, openText, sealText, textNeedsSealing } from './crypto.js';
+import { type EncryptionKeyring, openText, sealText, textNeedsSealing } from './crypto.js';
 
 /**
  * Shopify sessions in our Prisma database (model Session in prisma/schema.prisma).

@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { Session } from '@shopify/shopify-api';
-import type { DatabaseClient } from '../../src/db/client.js';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
 import { appScopes } from '../../src/shopify/api.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
