@@ -102,7 +102,14 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): z.output<S> 
   for (const [k, v] of Object.entries(env)) cleaned[k] = v === '' ? undefined : v;
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  // One wording for every entry point (npm start, the CLI, dev): an unset variable "is not set".
+  throw new ConfigError(
+    result.error.issues.map((i) =>
+      /received undefined$/.test(i.message)
+        ? `${i.path.join('.')} is not set`
+        : `${i.path.join('.') || '(env)'}: ${i.message}`,
+    ),
+  );
 }
 
 export { boolFlag, logLevel };
@@ -191,6 +198,11 @@ export function loadDevSettings(env: Env = process.env): {
     emulator: loadEmulatorConfig({ ...devEmulatorDefaults, ...given }),
     trackingApiBaseUrl: merged.TRACKING_API_BASE_URL,
   };
+}
+
+/** Where `npm run dev` writes the settings the operator CLI reads: DEV_ENV_FILE, default `.env.development`. */
+export function devEnvFilePath(env: Env = process.env): string {
+  return env.DEV_ENV_FILE || '.env.development';
 }
 
 /** Loads `.env` from the working directory when there is one (Node's own parser); the real environment wins. */

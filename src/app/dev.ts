@@ -1,14 +1,19 @@
 /**
  * `npm run dev`: the whole thing locally. The app (web + worker) on SQLite with the dev defaults, the
- * tracking-service emulator in-process unless TRACKING_API_BASE_URL points elsewhere, and a demo shop
- * connected to the emulator's demo account, ready for `npm run dev:send`.
+ * tracking-service emulator in-process unless TRACKING_API_BASE_URL points elsewhere, the fake store Admin
+ * API (no real store is ever called), and a demo shop connected to the emulator's demo account and
+ * installed, ready for `npm run dev:send`, the page and the CLI.
  */
-import { ConfigError, loadAppConfig, loadDevSettings, loadDotEnvFile } from '../config.js';
+import path from 'node:path';
+import { ConfigError, devEnvFilePath, loadAppConfig, loadDevSettings, loadDotEnvFile } from '../config.js';
 import { redactUrl } from '../db/provider.js';
 import { type RunningEmulator, startEmulator } from '../emulator/server.js';
 import { demoAccount } from '../emulator/state.js';
 import { createLogger } from '../logger.js';
 import { connectShop } from '../shops/connect-shop.js';
+import { parseKeyring } from '../shops/crypto.js';
+import type { FakeAdminGraphql } from '../dev/fake-store-admin.js';
+import { devPageUrl, devTokenHours, installDevShop, startDevStore, writeDevEnvFile } from './dev-store.js';
 import { devShopDomain } from './dev-tools.js';
 import { defaultPollPolicy, scalePollPolicy } from '../shipments/status.js';
 import { type Runtime, startRuntime } from './runtime.js';
@@ -25,10 +30,12 @@ async function main(): Promise<void> {
 
   let emulator: RunningEmulator | null = null;
   let runtime: Runtime | null = null;
+  let store: FakeAdminGraphql | null = null;
   let stopping = false;
   const closeAll = async () => {
     await runtime?.close();
     await emulator?.close();
+    await store?.close();
   };
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -66,11 +73,16 @@ async function main(): Promise<void> {
     // be in real time, so the page shows parcels moving.
     const speed = dev.trackingApiBaseUrl ? 1 : dev.emulator.clockSpeed;
     const pollPolicy = scalePollPolicy(defaultPollPolicy, 1 / speed);
+    // Every Admin API request (status write-back, backfill) goes to the local fake store, never to a store.
+    store = await startDevStore(devShopDomain);
     runtime = await startRuntime(config, {
       logger,
       pollPolicy,
       reconciler: { firstPollMs: pollPolicy.firstPollMs },
+      // The page's launch token outside the admin lives for hours; only here.
+      sessionTokenMaxLifetimeS: devTokenHours * 3600,
     });
+    await installDevShop(runtime.db.prisma, parseKeyring(config.encryptionKey), devShopDomain);
 
     const existing = await runtime.shops.findByDomain(devShopDomain);
     let shopLine: string;
@@ -91,6 +103,21 @@ async function main(): Promise<void> {
     }
 
     const appPort = new URL(runtime.url!).port;
+    const envFile = devEnvFilePath();
+    await writeDevEnvFile(envFile, {
+      DATABASE_URL: absoluteFileUrl(config.databaseUrl),
+      SHOPIFY_API_KEY: config.shopify.apiKey,
+      SHOPIFY_API_SECRET: config.shopify.apiSecret,
+      SHOPIFY_APP_URL: config.shopify.appUrl,
+      TRACKING_API_BASE_URL: config.trackingApiBaseUrl,
+      ENCRYPTION_KEY: config.encryptionKey,
+    });
+    const pageUrl = devPageUrl({
+      shop: devShopDomain,
+      apiKey: config.shopify.apiKey,
+      secret: config.shopify.apiSecret,
+      appUrl: runtime.url!,
+    });
     const sendFlags = [
       appPort !== '3000' ? ` --port ${appPort}` : '',
       emulator && emulator.port !== 4010 ? ` --emulator-port ${emulator.port}` : '',
@@ -104,9 +131,16 @@ async function main(): Promise<void> {
         : `  tracking:   ${config.trackingApiBaseUrl}   (not the emulator: TRACKING_API_BASE_URL is set)`,
       `  database:   ${redactUrl(config.databaseUrl)}`,
       `  demo shop:  ${shopLine}`,
+      `  store:      a local fake of the store Admin API (status write-back and backfill; no real store is called)`,
+      '',
+      `The settings page (launch token valid ${devTokenHours} h):`,
+      `  ${pageUrl}`,
       '',
       'Send a signed sample fulfilment and see its tracker:',
       `  npm run dev:send -- fulfillments-create.ups${sendFlags}`,
+      '',
+      `The operator CLI on this setup (it reads ${envFile}):`,
+      `  npm run cli -- trackers:list --shop ${devShopDomain}`,
       '',
       'Ctrl+C stops everything.',
       '',
@@ -116,6 +150,11 @@ async function main(): Promise<void> {
     await closeAll().catch(() => {});
     throw error;
   }
+}
+
+/** `file:./data/dev.db` → `file:/abs/path/data/dev.db`, so the CLI finds it from any directory. */
+function absoluteFileUrl(url: string): string {
+  return url.startsWith('file:') ? `file:${path.resolve(url.slice('file:'.length))}` : url;
 }
 
 function messageOf(error: unknown): string {

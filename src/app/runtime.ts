@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   pollPolicy?: PollPolicy;
   /** Per-attempt timeout of tracking-service calls (default: the client's, 10 s). */
   clientTimeoutMs?: number;
+  /** Longest session token accepted; only `npm run dev` raises it (see dev-tools.ts). */
+  sessionTokenMaxLifetimeS?: number;
 }
 
 /** Builds the whole app from config: database, repositories, client, and the web server and/or worker. */
@@ -103,6 +105,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       logger,
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),
+      sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');

@@ -23,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   onDeliveryRecorded?: () => void;
+  /** Longest session token accepted; only `npm run dev` raises it (its page's launch token). */
+  sessionTokenMaxLifetimeS?: number;
 }
 
 /** The page: index.html and its assets. */
@@ -86,7 +88,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The page's JSON API: a session token names the shop, and only that shop.
   app.use(
     '/api',
-    requireSessionToken(shopify, { logger: deps.logger }),
+    requireSessionToken(shopify, { logger: deps.logger, maxLifetimeS: deps.sessionTokenMaxLifetimeS }),
     createPageApi({
       prisma: deps.prisma,
       shops: deps.shops,
@@ -99,7 +101,12 @@ export function createApp(deps: AppDeps): express.Express {
   // The page: the install check (token exchange or OAuth) first, then index.html, never cached.
   app.get(
     ['/', '/index.html'],
-    embeddedPageAuth({ shopify, prisma: deps.prisma, logger: deps.logger }),
+    embeddedPageAuth({
+      shopify,
+      prisma: deps.prisma,
+      logger: deps.logger,
+      maxTokenLifetimeS: deps.sessionTokenMaxLifetimeS,
+    }),
     (_req, res) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.sendFile('index.html', { root: publicDir, cacheControl: false });

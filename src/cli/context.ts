@@ -37,10 +37,7 @@ export async function openCliApp(
     config = loadAppConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      const issues = error.issues.map((i) =>
-        i.replace(/: Invalid input: expected \w+, received undefined$/, ' is not set'),
-      );
-      throw new CliError(`invalid configuration: ${issues.join('; ')}`, exitCodes.config);
+      throw new CliError(`invalid configuration: ${error.issues.join('; ')}`, exitCodes.config);
     }
     throw error;
   }

@@ -22,12 +22,16 @@ export interface SealedSecret {
  * `ENCRYPTION_KEY` is either one base64 key of 32 bytes (key id `k1`) or a comma-separated list of
  * `id:base64key`, the first being current: `k2:NEW...,k1:OLD...`.
  */
+const keyringShape =
+  'it must be 32 random bytes in base64 (44 characters, e.g. from `openssl rand -base64 32`), or for key ' +
+  'rotation a comma-separated list of id:key pairs, the current key first (k2:<new>,k1:<old>)';
+
 export function parseKeyring(value: string): EncryptionKeyring {
   const entries = value
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  if (entries.length === 0) throw new Error('ENCRYPTION_KEY is empty');
+  if (entries.length === 0) throw new Error(`ENCRYPTION_KEY is empty: ${keyringShape}`);
   const keys = new Map<string, Buffer>();
   let currentKeyId: string | undefined;
   for (const entry of entries) {
@@ -35,9 +39,13 @@ export function parseKeyring(value: string): EncryptionKeyring {
     const [id, encoded] =
       separator === -1 ? ['k1', entry] : [entry.slice(0, separator), entry.slice(separator + 1)];
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(id))
-      throw new Error('ENCRYPTION_KEY has a key id that is not [A-Za-z0-9_-]{1,32}');
+      throw new Error(`ENCRYPTION_KEY has a key id that is not 1-32 of A-Z a-z 0-9 _ -: ${keyringShape}`);
     const key = Buffer.from(encoded, 'base64');
-    if (key.length !== 32) throw new Error(`ENCRYPTION_KEY key "${id}" is not 32 bytes of base64`);
+    if (key.length !== 32) {
+      // Never echo the value: it is a secret, or meant to be one.
+      const which = separator === -1 ? 'ENCRYPTION_KEY' : `the key "${id}" of ENCRYPTION_KEY`;
+      throw new Error(`${which} is not 32 bytes in base64 (it decodes to ${key.length}): ${keyringShape}`);
+    }
     if (keys.has(id)) throw new Error(`ENCRYPTION_KEY names key "${id}" twice`);
     keys.set(id, key);
     currentKeyId ??= id;

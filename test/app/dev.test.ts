@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,6 +92,7 @@ beforeAll(async () => {
     PORT: String(appPort),
     EMULATOR_PORT: String(emulatorPort),
     DATABASE_URL: `file:${path.join(dir, 'dev.db')}`,
+    DEV_ENV_FILE: path.join(dir, '.env.development'),
     LOG_LEVEL: 'warn',
   };
 }, 60_000);
@@ -112,6 +113,16 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
       `npm run dev:send -- fulfillments-create.ups --port ${appPort} --emulator-port ${emulatorPort}`,
     );
     expect(banner).not.toContain('demo-api-key');
+    expect(banner).toContain('npm run cli -- trackers:list --shop demo-shop.myshopify.com');
+
+    // The banner's page URL opens the page (the demo shop is installed with a placeholder session).
+    const pageUrl = /The settings page[^\n]*\n\s+(\S+)/.exec(banner)?.[1];
+    expect(pageUrl).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${appPort}/\\?shop=demo-shop\\.myshopify\\.com&id_token=`),
+    );
+    const page = await fetch(pageUrl!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
 
     const send = start(
       'src/app/dev-send.ts',
@@ -124,10 +135,39 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
     expect(sent.out).toContain('→ HTTP 200 {"ok":true,"duplicate":false}');
     expect(sent.out).toMatch(/1Z999AA10123456784\s+ups\s+6120000000001/);
 
-    const trackers = await emulatorControl(`http://127.0.0.1:${emulatorPort}`).trackers('demo-store');
-    expect(trackers).toMatchObject([
+    const emulator = emulatorControl(`http://127.0.0.1:${emulatorPort}`);
+    expect(await emulator.trackers('demo-store')).toMatchObject([
       { tracking_number: '1Z999AA10123456784', tracking_provider: 'ups', order_id: '6120000000001' },
     ]);
+
+    // The CLI works on this setup with nothing set but where dev wrote its settings.
+    const cli = await runToEnd(
+      start('src/cli/main.ts', ['trackers:list', '--shop', 'demo-shop.myshopify.com'], {
+        DEV_ENV_FILE: env.DEV_ENV_FILE!,
+      }),
+      30_000,
+    );
+    expect(cli.out).toContain('1Z999AA10123456784');
+    expect(cli.code).toBe(0);
+
+    // A backfill reads the local fake store's orders (no real store is called): its parcels get trackers.
+    const token = new URL(pageUrl!).searchParams.get('id_token')!;
+    const started = await fetch(`http://127.0.0.1:${appPort}/api/backfill`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ days: 7 }),
+    });
+    expect(started.status).toBeLessThan(300);
+    const deadline = Date.now() + 30_000;
+    let numbers: string[] = [];
+    while (Date.now() < deadline) {
+      numbers = (await emulator.trackers('demo-store')).map((t) => t.tracking_number);
+      if (numbers.length >= 5) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(numbers).toEqual(
+      expect.arrayContaining(['1Z999AA10123456001', '1234567001', '1234567002', '1Z999AA10123456003']),
+    );
 
     dev.kill('SIGTERM');
     expect(await exitOf(dev, 15_000)).toBe(0);
@@ -160,3 +200,52 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
     expect(sent.out).toContain(`the app does not answer at http://127.0.0.1:${port}`);
   });
 });
+
+/**
+ * The README's local-development steps, exactly as written there, in order, after `npm run dev` on its
+ * default ports (so this runs once, in the SQLite half of the suite: the two halves run side by side).
+ */
+describe.runIf(process.env.TEST_DATABASE_PROVIDER !== 'postgresql')(
+  'the README’s local-development steps',
+  { timeout: 180_000 },
+  () => {
+    it('run as written on a fresh setup, each exiting 0, the CLI listing the tracker', async () => {
+      const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+      const section = readme.split('\n## Local development')[1]?.split('\n## ')[0] ?? '';
+      const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+      const steps = block
+        .split('\n')
+        .map((line) => line.replace(/#.*$/, '').trim())
+        .filter((line) => line.startsWith('npm run '));
+      expect(steps.length).toBeGreaterThanOrEqual(3);
+
+      const stepsDir = await mkdtemp(path.join(tmpdir(), 'tracksync-readme-'));
+      const stepsEnv = {
+        DATABASE_URL: `file:${path.join(stepsDir, 'dev.db')}`,
+        DEV_ENV_FILE: path.join(stepsDir, '.env.development'),
+        LOG_LEVEL: 'warn',
+      };
+      const npm = (args: string[]) =>
+        spawn('npm', args, {
+          cwd: root,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...stepsEnv },
+          detached: true,
+        });
+      const dev = npm(['run', 'dev']);
+      try {
+        await waitForOutput(dev, 'Ctrl+C stops everything.', 90_000);
+        const outputs: string[] = [];
+        for (const step of steps) {
+          const run = await runToEnd(npm(step.split(/\s+/).slice(1)), 60_000);
+          outputs.push(run.out);
+          expect(run.code, `${step}\n${run.out}`).toBe(0);
+        }
+        expect(outputs.at(-1)).toContain('1Z999AA10123456784');
+      } finally {
+        if (dev.pid) process.kill(-dev.pid, 'SIGTERM');
+        await exitOf(dev, 15_000).catch(() => null);
+        await rm(stepsDir, { recursive: true, force: true });
+      }
+    });
+  },
+);

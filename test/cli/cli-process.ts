@@ -43,7 +43,8 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // No dev settings file: a leftover .env.development of `npm run dev` must not change what is tested.
+      env: { PATH: process.env.PATH ?? '', DEV_ENV_FILE: '/nonexistent/.env.development', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     running.add(child);

@@ -88,7 +88,8 @@ describe('npm run cli: usage', { timeout: 60_000 }, () => {
     });
     const run = await runCli(['shop:list'], env);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain('ENCRYPTION_KEY key "k9" is not 32 bytes');
+    expect(run.stderr).toContain('the key "k9" of ENCRYPTION_KEY is not 32 bytes in base64');
+    expect(run.stderr).toContain('44 characters');
     expect(run.stderr).not.toContain(key.slice(3));
   });
 });

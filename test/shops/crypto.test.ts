@@ -130,3 +130,18 @@ describe('rotation', () => {
     );
   });
 });
+
+describe('ENCRYPTION_KEY errors', () => {
+  it('say what the value must look like, never name a key id the user did not type, never echo the value', () => {
+    let message = '';
+    try {
+      parseKeyring('abc');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^ENCRYPTION_KEY is not 32 bytes in base64/);
+    expect(message).toContain('44 characters');
+    expect(message).not.toContain('"k1"');
+    expect(message).not.toContain('abc');
+  });
+});

@@ -52,6 +52,8 @@ export interface EmbeddedPageDeps {
   logger: Logger;
   /** Default: shopify.api.auth.tokenExchange for an offline token (expiring, with a refresh token). */
   exchange?: OfflineTokenExchange;
+  /** Longest session token accepted (default MAX_TOKEN_LIFETIME_S; `npm run dev` raises it). */
+  maxTokenLifetimeS?: number;
 }
 
 /**
@@ -96,7 +98,7 @@ export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
       return;
     }
 
-    const verification = await verifySessionToken(shopify, idToken);
+    const verification = await verifySessionToken(shopify, idToken, Date.now, deps.maxTokenLifetimeS);
     if (verification.ok && verification.shopDomain !== shop) {
       logger.info(
         { shop, tokenShop: verification.shopDomain },

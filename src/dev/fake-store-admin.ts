@@ -1,0 +1,587 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { setShopifyFetch } from '../shopify/fetch-seam.js';
+import type { GraphqlOrder } from '../jobs/backfill.js';
+import { appScopes } from '../shopify/api.js';
+
+/**
+ * A local stand-in for the stores' Admin GraphQL API, reached the way test/shopify/fake-shopify.ts reaches
+ * its fake: the library's fetch (abstractFetch, in both the ESM and the CJS build of @shopify/shopify-api)
+ * is swapped for one that records the call and sends it to 127.0.0.1, with the store the library addressed
+ * in an `x-fake-shop` header.
+ *
+ * It answers:
+ * - the backfill's orders query (scope read_orders), `pageSize` orders per page;
+ * - `fulfillmentEventCreate` (scope write_fulfillments): the input is checked as the real API checks it
+ *   (a Fulfillment GID, a FulfillmentEventStatus value, ISO-8601 times, no unknown field: otherwise a
+ *   top-level GraphQL error, as a variable that does not coerce gets), each event is recorded per store
+ *   and fulfilment with an id `gid://shopify/FulfillmentEvent/<n>`; a fulfilment the store does not hold
+ *   (when the test declared the store's fulfilments) gets userErrors;
+ * - `fulfillment(id) { events(...) { nodes { status happenedAt } } }` (scope read_fulfillments), honouring
+ *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`.
+ *
+ * Scopes are those of the access token (tests grant them; any other token has the app's scopes). A write
+ * scope implies its read scope, as on the platform. A missing scope is a GraphQL error with
+ * `extensions.code: ACCESS_DENIED` and the field null, HTTP 200, as the real API answers.
+ *
+ * Failures can be injected per store: HTTP errors and throttling before anything is applied, a dropped
+ * connection, or "apply then fail" (the event is recorded, the answer is a 500 or a dropped connection).
+ */
+
+export interface OrdersCall {
+  shop: string;
+  url: string;
+  accessToken: string | null;
+  query: string;
+  variables: { cursor?: string | null; query?: string };
+}
+
+export type AdminOperation = 'orders' | 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'unknown';
+
+/** Any request the fake received. */
+export interface AdminCall {
+  shop: string;
+  url: string;
+  accessToken: string | null;
+  operation: AdminOperation;
+  query: string;
+  variables: Record<string, unknown>;
+}
+
+/** An event the fake store holds. */
+export interface FakeFulfillmentEvent {
+  id: string;
+  /** The fulfilment's GID. */
+  fulfillmentId: string;
+  status: string;
+  /** ISO-8601 UTC, whole seconds (the platform's DateTime). */
+  happenedAt: string;
+  message: string | null;
+  city: string | null;
+  province: string | null;
+  country: string | null;
+  zip: string | null;
+  estimatedDeliveryAt: string | null;
+  /** Order of creation in the whole fake, from 1. */
+  sequence: number;
+}
+
+/**
+ * A failure for the next matching call:
+ * - `http`: that HTTP status (429 gets a Retry-After), nothing applied;
+ * - `throttled`: HTTP 200 with a THROTTLED GraphQL error, nothing applied;
+ * - `drop`: the connection is closed with no answer, nothing applied;
+ * - `applyThenFail`: the call is carried out (the event is recorded), then answered 500 or dropped.
+ */
+export type InjectedFailure =
+  | { kind: 'http'; status: number; body?: unknown }
+  | { kind: 'throttled' }
+  | { kind: 'drop' }
+  | { kind: 'applyThenFail'; answer?: 'http500' | 'drop' };
+
+export interface FakeAdminGraphql {
+  /** Every orders query asked, in order. */
+  calls: OrdersCall[];
+  /** Every request of any operation, in order. */
+  requests: AdminCall[];
+  /** A store's orders, newest last; served `pageSize` per page. */
+  setOrders(shop: string, orders: GraphqlOrder[]): void;
+  /** The next answers for a store (status and body), whatever it asks, after `afterPages` more calls. */
+  failNext(shop: string, answer: { status: number; body: unknown }, afterPages?: number): void;
+  /** Fails the store's next `times` (default 1) calls of `operation` (default: the event mutation). */
+  failEvents(
+    shop: string,
+    failure: InjectedFailure,
+    options?: { operation?: 'fulfillmentEventCreate' | 'fulfillmentEvents'; times?: number },
+  ): void;
+  /** The scopes an access token was granted (default: the app's scopes). */
+  grantScopes(accessToken: string, scopes: string[]): void;
+  /**
+   * Declares the fulfilments a store holds (numeric ids or GIDs); from then on any other is unknown to it.
+   * Without a declaration every well-formed Fulfillment GID is taken as known.
+   */
+  setFulfillments(shop: string, fulfillmentIds: Array<string | number>): void;
+  /** The events the store holds, in creation order (optionally of one fulfilment, numeric id or GID). */
+  events(shop: string, fulfillmentId?: string | number): FakeFulfillmentEvent[];
+  pageSize: number;
+  close(): Promise<void>;
+}
+
+/** FulfillmentEventStatus of Admin API 2026-10. */
+export const fulfillmentEventStatuses = [
+  'ATTEMPTED_DELIVERY',
+  'CARRIER_PICKED_UP',
+  'CONFIRMED',
+  'DELAYED',
+  'DELIVERED',
+  'FAILURE',
+  'IN_TRANSIT',
+  'LABEL_PRINTED',
+  'LABEL_PURCHASED',
+  'OUT_FOR_DELIVERY',
+  'READY_FOR_PICKUP',
+] as const;
+
+/** The fields of FulfillmentEventInput. */
+const eventInputFields = new Set([
+  'fulfillmentId',
+  'status',
+  'happenedAt',
+  'message',
+  'city',
+  'province',
+  'country',
+  'zip',
+  'address1',
+  'latitude',
+  'longitude',
+  'estimatedDeliveryAt',
+]);
+
+const fulfillmentGidPattern = /^gid:\/\/shopify\/Fulfillment\/\d+$/;
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+export function toFulfillmentGid(id: string | number): string {
+  const text = String(id);
+  return text.startsWith('gid://') ? text : `gid://shopify/Fulfillment/${text}`;
+}
+
+/** The platform's DateTime: UTC, whole seconds. */
+function platformTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function operationOf(query: string): AdminOperation {
+  if (/\bfulfillmentEventCreate\s*\(/.test(query)) return 'fulfillmentEventCreate';
+  if (/\bfulfillment\s*\(\s*id\s*:/.test(query) && /\bevents\s*\(/.test(query)) return 'fulfillmentEvents';
+  if (/orders\(first: 50, after: \$cursor, query: \$query, sortKey: CREATED_AT\)/.test(query))
+    return 'orders';
+  return 'unknown';
+}
+
+const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
+  orders: 'read_orders',
+  fulfillmentEventCreate: 'write_fulfillments',
+  fulfillmentEvents: 'read_fulfillments',
+};
+
+/** A write scope implies its read scope. */
+function hasScope(granted: readonly string[], scope: string): boolean {
+  return (
+    granted.includes(scope) || (scope.startsWith('read_') && granted.includes(`write_${scope.slice(5)}`))
+  );
+}
+
+const cost = (requested: number) => ({
+  cost: {
+    requestedQueryCost: requested,
+    actualQueryCost: requested,
+    throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1990, restoreRate: 100 },
+  },
+});
+
+/** A variable that does not coerce, as the real API reports it (no `code`, HTTP 200, no data). */
+function invalidVariable(
+  variable: string,
+  type: string,
+  value: unknown,
+  path: string[],
+  explanation: string,
+) {
+  return {
+    errors: [
+      {
+        message: `Variable $${variable} of type ${type} was provided invalid value for ${path.join('.')} (${explanation})`,
+        locations: [{ line: 1, column: 10 }],
+        extensions: { value, problems: [{ path, explanation }] },
+      },
+    ],
+  };
+}
+
+export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGraphql> {
+  const calls: OrdersCall[] = [];
+  const requests: AdminCall[] = [];
+  const orders = new Map<string, GraphqlOrder[]>();
+  const failures = new Map<string, Array<{ status: number; body: unknown; afterPages: number }>>();
+  const eventFailures = new Map<
+    string,
+    Array<{ failure: InjectedFailure; operation: AdminOperation; times: number }>
+  >();
+  const scopes = new Map<string, string[]>();
+  const fulfillments = new Map<string, Set<string>>();
+  const events = new Map<string, FakeFulfillmentEvent[]>();
+  let sequence = 0;
+
+  const fake: FakeAdminGraphql = {
+    calls,
+    requests,
+    pageSize,
+    setOrders: (shop, list) => orders.set(shop, list),
+    failNext: (shop, answer, afterPages = 0) => {
+      const list = failures.get(shop) ?? [];
+      list.push({ ...answer, afterPages });
+      failures.set(shop, list);
+    },
+    failEvents: (shop, failure, options = {}) => {
+      const list = eventFailures.get(shop) ?? [];
+      list.push({
+        failure,
+        operation: options.operation ?? 'fulfillmentEventCreate',
+        times: options.times ?? 1,
+      });
+      eventFailures.set(shop, list);
+    },
+    grantScopes: (accessToken, list) => scopes.set(accessToken, [...list]),
+    setFulfillments: (shop, ids) => fulfillments.set(shop, new Set(ids.map(toFulfillmentGid))),
+    events: (shop, fulfillmentId) =>
+      (events.get(shop) ?? []).filter(
+        (e) => fulfillmentId === undefined || e.fulfillmentId === toFulfillmentGid(fulfillmentId),
+      ),
+    close: async () => {},
+  };
+
+  const takeFailure = (shop: string, operation: AdminOperation): InjectedFailure | null => {
+    const list = eventFailures.get(shop) ?? [];
+    const index = list.findIndex((f) => f.operation === operation);
+    if (index < 0) return null;
+    const entry = list[index]!;
+    entry.times--;
+    if (entry.times <= 0) list.splice(index, 1);
+    return entry.failure;
+  };
+
+  const knownFulfillment = (shop: string, gid: string) => fulfillments.get(shop)?.has(gid) ?? true;
+
+  /** fulfillmentEventCreate: the answer body, and whether an event was recorded. */
+  function createEvent(
+    shop: string,
+    variables: Record<string, unknown>,
+  ): { body: unknown; applied: boolean } {
+    const type = 'FulfillmentEventInput!';
+    const input = variables.fulfillmentEvent;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      return {
+        body: invalidVariable('fulfillmentEvent', type, input ?? null, [], 'Expected value to not be null'),
+        applied: false,
+      };
+    }
+    const fields = input as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (!eventInputFields.has(key)) {
+        return {
+          body: invalidVariable(
+            'fulfillmentEvent',
+            type,
+            fields,
+            [key],
+            'Field is not defined on FulfillmentEventInput',
+          ),
+          applied: false,
+        };
+      }
+    }
+    const fulfillmentId = fields.fulfillmentId;
+    if (typeof fulfillmentId !== 'string' || !fulfillmentGidPattern.test(fulfillmentId)) {
+      return {
+        body: invalidVariable(
+          'fulfillmentEvent',
+          type,
+          fields,
+          ['fulfillmentId'],
+          `Invalid global id '${String(fulfillmentId)}'`,
+        ),
+        applied: false,
+      };
+    }
+    const status = fields.status;
+    if (typeof status !== 'string' || !(fulfillmentEventStatuses as readonly string[]).includes(status)) {
+      return {
+        body: invalidVariable(
+          'fulfillmentEvent',
+          type,
+          fields,
+          ['status'],
+          `Expected "${String(status)}" to be one of: ${fulfillmentEventStatuses.join(', ')}`,
+        ),
+        applied: false,
+      };
+    }
+    const times: Record<'happenedAt' | 'estimatedDeliveryAt', string | null> = {
+      happenedAt: null,
+      estimatedDeliveryAt: null,
+    };
+    for (const key of ['happenedAt', 'estimatedDeliveryAt'] as const) {
+      const value = fields[key];
+      if (value === undefined || value === null) continue;
+      const date = typeof value === 'string' && isoDateTime.test(value) ? new Date(value) : null;
+      if (!date || Number.isNaN(date.getTime())) {
+        return {
+          body: invalidVariable(
+            'fulfillmentEvent',
+            type,
+            fields,
+            [key],
+            `invalid DateTime '${String(value)}': expected an ISO 8601 date and time`,
+          ),
+          applied: false,
+        };
+      }
+      times[key] = platformTime(date);
+    }
+    if (!knownFulfillment(shop, fulfillmentId)) {
+      return {
+        body: {
+          data: {
+            fulfillmentEventCreate: {
+              fulfillmentEvent: null,
+              userErrors: [
+                { field: ['fulfillmentEvent', 'fulfillmentId'], message: 'Fulfillment does not exist.' },
+              ],
+            },
+          },
+          extensions: cost(10),
+        },
+        applied: false,
+      };
+    }
+    const text = (key: string) => {
+      const value = fields[key];
+      return typeof value === 'string' && value !== '' ? value : null;
+    };
+    sequence++;
+    const event: FakeFulfillmentEvent = {
+      id: `gid://shopify/FulfillmentEvent/${sequence}`,
+      fulfillmentId,
+      status,
+      happenedAt: times.happenedAt ?? platformTime(new Date()),
+      message: text('message'),
+      city: text('city'),
+      province: text('province'),
+      country: text('country'),
+      zip: text('zip'),
+      estimatedDeliveryAt: times.estimatedDeliveryAt,
+      sequence,
+    };
+    const list = events.get(shop) ?? [];
+    list.push(event);
+    events.set(shop, list);
+    return {
+      body: {
+        data: {
+          fulfillmentEventCreate: {
+            fulfillmentEvent: { id: event.id, status: event.status, happenedAt: event.happenedAt },
+            userErrors: [],
+          },
+        },
+        extensions: cost(10),
+      },
+      applied: true,
+    };
+  }
+
+  /** fulfillment(id) { events(...) { nodes { status happenedAt } } } */
+  function listEvents(shop: string, query: string, variables: Record<string, unknown>): unknown {
+    const id = variables.id;
+    if (typeof id !== 'string' || !fulfillmentGidPattern.test(id)) {
+      return invalidVariable('id', 'ID!', id ?? null, [], `Invalid global id '${String(id)}'`);
+    }
+    if (!knownFulfillment(shop, id)) return { data: { fulfillment: null }, extensions: cost(3) };
+    const args = /\bevents\s*\(([^)]*)\)/.exec(query)?.[1] ?? '';
+    const first = Number(/\bfirst\s*:\s*(\d+)/.exec(args)?.[1] ?? NaN);
+    const last = Number(/\blast\s*:\s*(\d+)/.exec(args)?.[1] ?? NaN);
+    if (Number.isNaN(first) && Number.isNaN(last)) {
+      return {
+        errors: [{ message: 'you must provide one of first or last', path: ['fulfillment', 'events'] }],
+      };
+    }
+    const sortKey = /\bsortKey\s*:\s*(\w+)/.exec(args)?.[1] ?? 'ID';
+    const reverse = /\breverse\s*:\s*true\b/.test(args);
+    const sorted = (events.get(shop) ?? [])
+      .filter((e) => e.fulfillmentId === id)
+      .sort((a, b) =>
+        sortKey === 'HAPPENED_AT'
+          ? a.happenedAt.localeCompare(b.happenedAt) || a.sequence - b.sequence
+          : a.sequence - b.sequence,
+      );
+    if (reverse) sorted.reverse();
+    const page = Number.isNaN(first) ? sorted.slice(-last) : sorted.slice(0, first);
+    return {
+      data: {
+        fulfillment: {
+          events: { nodes: page.map((e) => ({ id: e.id, status: e.status, happenedAt: e.happenedAt })) },
+        },
+      },
+      extensions: cost(5),
+    };
+  }
+
+  const app = express();
+  app.use(express.json());
+  app.post('/admin/api/:version/graphql.json', (req, res) => {
+    const shop = req.header('x-fake-shop') ?? '';
+    const accessToken = req.header('x-shopify-access-token') ?? null;
+    const body = req.body as { query?: string; variables?: Record<string, unknown> };
+    const query = body.query ?? '';
+    const variables = body.variables ?? {};
+    const operation = operationOf(query);
+    requests.push({ shop, url: req.originalUrl, accessToken, operation, query, variables });
+    if (operation === 'orders' || operation === 'unknown') {
+      calls.push({
+        shop,
+        url: req.originalUrl,
+        accessToken,
+        query,
+        variables: variables as OrdersCall['variables'],
+      });
+    }
+    const pending = failures.get(shop) ?? [];
+    const first = pending[0];
+    if (first) {
+      if (first.afterPages <= 0) {
+        pending.shift();
+        res.status(first.status).json(first.body);
+        return;
+      }
+      first.afterPages--;
+    }
+    if (operation === 'unknown') {
+      res.json({ errors: [{ message: 'unexpected query' }] });
+      return;
+    }
+
+    const injected = operation === 'orders' ? null : takeFailure(shop, operation);
+    if (injected && injected.kind !== 'applyThenFail') {
+      if (injected.kind === 'drop') {
+        req.socket.destroy();
+        return;
+      }
+      if (injected.kind === 'throttled') {
+        res.json({
+          errors: [
+            {
+              message: 'Throttled',
+              extensions: {
+                code: 'THROTTLED',
+                documentation: 'https://shopify.dev/api/usage/rate-limits',
+              },
+            },
+          ],
+          extensions: {
+            cost: {
+              requestedQueryCost: 10,
+              actualQueryCost: null,
+              throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 0, restoreRate: 100 },
+            },
+          },
+        });
+        return;
+      }
+      if (injected.status === 429) res.setHeader('Retry-After', '2');
+      res
+        .status(injected.status)
+        .json(injected.body ?? { errors: injected.status === 429 ? 'Throttled' : 'Internal Server Error' });
+      return;
+    }
+
+    const granted = accessToken ? (scopes.get(accessToken) ?? appScopes) : [];
+    const scope = requiredScope[operation];
+    if (!hasScope(granted, scope)) {
+      const field =
+        operation === 'orders' ? 'orders' : operation === 'fulfillmentEvents' ? 'fulfillment' : operation;
+      res.json({
+        errors: [
+          {
+            message: `Access denied for ${field} field. Required access: \`${scope}\` access scope.`,
+            locations: [{ line: 2, column: 3 }],
+            path: [field],
+            extensions: {
+              code: 'ACCESS_DENIED',
+              documentation: 'https://shopify.dev/api/usage/access-scopes',
+              requiredAccess: `\`${scope}\` access scope.`,
+            },
+          },
+        ],
+        data: { [field]: null },
+        extensions: cost(1),
+      });
+      return;
+    }
+
+    if (operation === 'fulfillmentEventCreate') {
+      const { body: answer, applied } = createEvent(shop, variables);
+      if (injected?.kind === 'applyThenFail' && applied) {
+        if (injected.answer === 'drop') req.socket.destroy();
+        else res.status(500).json({ errors: 'Internal Server Error' });
+        return;
+      }
+      res.json(answer);
+      return;
+    }
+    if (operation === 'fulfillmentEvents') {
+      res.json(listEvents(shop, query, variables));
+      return;
+    }
+
+    const all = orders.get(shop) ?? [];
+    const cursor = (variables as OrdersCall['variables']).cursor ?? null;
+    const start = cursor === null ? 0 : Number(cursor.replace(/^c/, ''));
+    const nodes = all.slice(start, start + fake.pageSize);
+    const end = start + nodes.length;
+    res.json({
+      data: {
+        orders: {
+          pageInfo: { hasNextPage: end < all.length, endCursor: nodes.length > 0 ? `c${end}` : null },
+          nodes,
+        },
+      },
+      extensions: { cost: { requestedQueryCost: 10 } },
+    });
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const realFetch = globalThis.fetch;
+  setShopifyFetch(async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers = new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]);
+    headers.set('x-fake-shop', url.host);
+    return realFetch(`${base}${url.pathname}${url.search}`, { ...init, headers });
+  });
+
+  fake.close = async () => {
+    setShopifyFetch(realFetch);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return fake;
+}
+
+/** An order of `n` with one UPS fulfilment per tracking number list given. */
+export function upsOrder(
+  n: number,
+  fulfilments: string[][],
+  extra: Partial<GraphqlOrder> = {},
+): GraphqlOrder {
+  return {
+    legacyResourceId: String(6_300_000_000_000 + n),
+    name: `#${3000 + n}`,
+    cancelledAt: null,
+    shippingAddress: { zip: '40003', countryCodeV2: 'US' },
+    fulfillments: fulfilments.map((numbers, i) => ({
+      legacyResourceId: String(5_300_000_000_000 + n * 10 + i),
+      status: 'SUCCESS',
+      createdAt: '2026-11-18T10:21:43Z',
+      updatedAt: '2026-11-18T10:21:43Z',
+      trackingInfo: numbers.map((number) => ({ company: 'UPS', number })),
+    })),
+    ...extra,
+  };
+}
+
+export function upsNumber(n: number): string {
+  return `1ZBF${String(n).padStart(12, '0')}`;
+}
