@@ -240,6 +240,8 @@ async function flushBatch(
   batch: OutcomeBatch,
   stats: ReconcileStats,
 ): Promise<void> {
+  // The balance first: whoever sees a tracker synced also sees the balance its create reported.
+  for (const [shopId, account] of batch.accounts) await deps.shops.recordAccount(shopId, account);
   const kinds = [
     { rows: batch.created, desired: 'active', remote: 'present', createCall: true },
     { rows: batch.present, desired: 'active', remote: 'present', createCall: false },
@@ -291,7 +293,6 @@ async function flushBatch(
       );
     }
   }
-  for (const [shopId, account] of batch.accounts) await deps.shops.recordAccount(shopId, account);
 }
 
 async function syncOne(
