@@ -114,25 +114,36 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): z.output<S> 
 
 export { boolFlag, logLevel };
 
-const appEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)')
-    .default('file:./data/tracksync.db'),
-  SHOPIFY_API_KEY: z.string().min(1),
-  SHOPIFY_API_SECRET: z.string().min(1),
-  SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }),
-  TRACKING_API_BASE_URL: z
-    .url({ protocol: /^https?$/ })
-    .regex(/\/v\d+\/?$/, 'must end with the version segment, e.g. /v1'),
-  ENCRYPTION_KEY: z.string().min(1),
-  LOG_LEVEL: logLevel,
-  /** web: HTTP only; worker: background work only; all: both in one process. */
-  ROLE: z.enum(['all', 'web', 'worker']).default('all'),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-});
+const appEnv = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)')
+      .default('file:./data/tracksync.db'),
+    SHOPIFY_API_KEY: z.string().min(1),
+    SHOPIFY_API_SECRET: z.string().min(1),
+    SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }),
+    TRACKING_API_BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .regex(/\/v\d+\/?$/, 'must end with the version segment, e.g. /v1'),
+    ENCRYPTION_KEY: z.string().min(1),
+    LOG_LEVEL: logLevel,
+    /** web: HTTP only; worker: background work only; all: both in one process. */
+    ROLE: z.enum(['all', 'web', 'worker']).default('all'),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    /** How long a worker's claim on a row lasts without renewal: a dead worker's work waits at most this. */
+    WORKER_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+    /** How often held leases are renewed (default a third of WORKER_LEASE_MS). */
+    WORKER_LEASE_RENEW_MS: z.coerce.number().int().min(100).max(300_000).optional(),
+    /** How long one request to the tracking service may take. */
+    TRACKING_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  })
+  .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
+    message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
+    path: ['WORKER_LEASE_RENEW_MS'],
+  });
 
 export interface AppConfig {
   port: number;
@@ -145,6 +156,8 @@ export interface AppConfig {
   logLevel: z.infer<typeof logLevel>;
   role: 'all' | 'web' | 'worker';
   workerConcurrency: number;
+  lease: { leaseMs: number; renewEveryMs: number };
+  trackingTimeoutMs: number;
 }
 
 export function loadAppConfig(env: Env = process.env): AppConfig {
@@ -159,6 +172,11 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    lease: {
+      leaseMs: e.WORKER_LEASE_MS,
+      renewEveryMs: e.WORKER_LEASE_RENEW_MS ?? Math.floor(e.WORKER_LEASE_MS / 3),
+    },
+    trackingTimeoutMs: e.TRACKING_TIMEOUT_MS,
   };
 }
 

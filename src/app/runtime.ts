@@ -63,7 +63,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     baseUrl: config.trackingApiBaseUrl,
     logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.clientTimeoutMs !== undefined ? { timeoutMs: options.clientTimeoutMs } : {}),
+    timeoutMs: options.clientTimeoutMs ?? config.trackingTimeoutMs,
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const sessionStorage = new PrismaSessionStorage(db.prisma, { keyring, logger });
@@ -87,6 +87,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
           },
           {
             concurrency: config.workerConcurrency,
+            lease: config.lease,
             idlePollMs: options.idlePollMs,
             ...(options.reconciler ? { reconciler: options.reconciler } : {}),
             ...(options.pollPolicy ? { pollPolicy: options.pollPolicy } : {}),

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../generated/sqlite/client.js';
-import { registerProvider } from './claim.js';
+import { registerProvider } from './provider-of.js';
 import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
 import { type DatabaseProvider, sqliteFilePath } from './provider.js';
 

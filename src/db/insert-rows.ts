@@ -58,13 +58,21 @@ export async function insertRows(
   return written;
 }
 
+/**
+ * A DateTime as a raw-SQL parameter, spelled as Prisma writes it. Prisma's SQLite adapter writes
+ * `2026-11-22T01:57:51.920+00:00`, and SQLite compares these as text: the same spelling is what keeps `<=`
+ * and ORDER BY right between rows written either way. PostgreSQL takes the ISO text cast to timestamp(3)
+ * (UTC wall clock whatever the session's time zone).
+ */
+export function sqlTimestamp(value: Date, provider: string): string {
+  return provider === 'postgresql' ? value.toISOString() : value.toISOString().replace(/Z$/, '+00:00');
+}
+
 function toParam(value: CellValue, type: ColumnType, provider: string): unknown {
   if (value === null) return null;
   if (type === 'timestamp') {
     if (!(value instanceof Date)) throw new TypeError('timestamp columns take Date values');
-    // Prisma's SQLite adapter writes `2026-11-22T01:57:51.920+00:00`, and SQLite compares these as text:
-    // the same spelling is what keeps `<=` and ORDER BY right between rows written either way.
-    return provider === 'postgresql' ? value.toISOString() : value.toISOString().replace(/Z$/, '+00:00');
+    return sqlTimestamp(value, provider);
   }
   if (type === 'bool') return provider === 'postgresql' ? String(Boolean(value)) : value ? 1 : 0;
   return value;

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { claimSkipLocked, providerOf } from '../db/claim.js';
+import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { backfillQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
+import { backoffDelayMs, backoffPolicies } from './backoff.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
@@ -21,7 +22,6 @@ import { type FulfillmentPayload, fulfillmentPayload } from '../webhooks/payload
 export const BACKFILL_PAGE_SIZE = 50;
 export const BACKFILL_MAX_DAYS = 365;
 /** How long a job waits after a step failed on our side before its page is read again. */
-const STEP_RETRY_MS = 30_000;
 
 export const ORDERS_QUERY = `query BackfillOrders($cursor: String, $query: String!) {
   orders(first: ${BACKFILL_PAGE_SIZE}, after: $cursor, query: $query, sortKey: CREATED_AT) {
@@ -99,7 +99,8 @@ export interface BackfillDeps {
   fetchPage: FetchOrdersPage;
   logger: Logger;
   owner?: string;
-  leaseMs?: number;
+  /** The worker's hold on the backfill queue (renewed while a page is read); without it, one per pass. */
+  leases?: LeaseHolder;
   now?: () => Date;
 }
 
@@ -240,51 +241,42 @@ class LeaseLost extends Error {}
 
 /** The worker's pass: leases running jobs (one step each), then gives the lease back. */
 export async function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
-  const now = deps.now?.() ?? new Date();
-  const token = `${deps.owner ?? 'worker'}:${randomUUID()}`;
-  const leaseMs = deps.leaseMs ?? 120_000;
-  if (providerOf(deps.prisma) === 'postgresql') {
-    const ids = await claimSkipLocked(
-      deps.prisma,
-      { table: 'BackfillJob', sqlWhere: `q."state" = 'running'`, orderBy: 'updatedAt', hasUpdatedAt: true },
-      { token, now, leaseMs, limit },
-    );
+  const leases =
+    deps.leases ??
+    createLeaseHolder(deps.prisma, backfillQueue, {
+      owner: deps.owner ?? 'worker',
+      logger: deps.logger,
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+  const { token } = leases;
+  try {
+    const ids = await leases.claim(limit);
     if (ids.length === 0) return 0;
-  } else {
-    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-    const candidates = await deps.prisma.backfillJob.findMany({
-      where: { state: 'running', OR: leaseFree },
-      orderBy: { updatedAt: 'asc' },
-      take: limit,
-      select: { id: true },
-    });
-    if (candidates.length === 0) return 0;
-    await deps.prisma.backfillJob.updateMany({
-      where: { id: { in: candidates.map((c) => c.id) }, state: 'running', OR: leaseFree },
-      data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + leaseMs) },
-    });
-  }
-  const claimed = await deps.prisma.backfillJob.findMany({ where: { leaseOwner: token } });
-  for (const job of claimed) {
-    try {
-      await runBackfillStep(deps, job);
-    } catch (error) {
-      // Not the store's answer (that marks the job failed) but ours, e.g. the database: nothing of the
-      // page was saved; the lease is kept a while as the backoff, then the page is read again.
-      const message = describe(error);
-      deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
-      await deps.prisma.backfillJob.updateMany({
-        where: { id: job.id, leaseOwner: token },
-        data: { error: message, leaseExpiresAt: new Date(Date.now() + STEP_RETRY_MS) },
-      });
-      continue;
+    const claimed = await deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } });
+    for (const job of claimed) {
+      try {
+        await runBackfillStep(deps, job);
+      } catch (error) {
+        // Not the store's answer (that marks the job failed) but ours, e.g. the database: nothing of the
+        // page was saved; the lease is kept a while as the backoff, then the page is read again.
+        const message = describe(error);
+        deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
+        leases.forget([job.id]);
+        await deps.prisma.backfillJob.updateMany({
+          where: { id: job.id, leaseOwner: token },
+          data: {
+            error: message,
+            leaseExpiresAt: new Date(Date.now() + backoffDelayMs(1, backoffPolicies.backfillStep)),
+          },
+        });
+        continue;
+      }
+      await leases.release([job.id]);
     }
-    await deps.prisma.backfillJob.updateMany({
-      where: { id: job.id, leaseOwner: token },
-      data: { leaseOwner: null, leaseExpiresAt: null },
-    });
+    return claimed.length;
+  } finally {
+    if (!deps.leases) await leases.close();
   }
-  return claimed.length;
 }
 
 /** Stored on the job and shown on the page: one clear line, never a stack or a source path. */

@@ -3,6 +3,20 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
+import {
+  createLeaseHolder,
+  defaultLeaseTiming,
+  type LeaseTiming,
+  type QueueDescription,
+} from '../db/lease-queue.js';
+import {
+  backfillQueue,
+  deliveryQueue,
+  statusPollQueue,
+  storeEventQueue,
+  trackerQueue,
+} from '../db/queues.js';
+import { createRateGate } from '../trackers/rate-gate.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { pollStatuses } from '../shipments/poll-statuses.js';
 import { type PostStats, postStoreEvents, type StoreEventsApi } from '../shipments/post-store-events.js';
@@ -26,8 +40,10 @@ export interface WorkerDeps {
 }
 
 export interface WorkerOptions {
-  /** Tracking-service calls in flight at once. */
+  /** Tracking-service calls in flight at once (WORKER_CONCURRENCY). */
   concurrency: number;
+  /** Lease length and heartbeat of every queue (WORKER_LEASE_MS, WORKER_LEASE_RENEW_MS). */
+  lease?: LeaseTiming;
   /** How long an idle loop sleeps before looking again (a wake() cuts it short). */
   idlePollMs?: number;
   /** How often periodic work (the daily carrier refresh) is considered. */
@@ -69,6 +85,21 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     ...(options.pollPolicy ? { firstPollMs: options.pollPolicy.firstPollMs } : {}),
     ...options.reconciler,
   };
+  const timing: LeaseTiming = options.lease ?? {
+    leaseMs: options.reconciler?.leaseMs ?? defaultLeaseTiming.leaseMs,
+  };
+  // One hold per queue for the life of the worker: one token, one heartbeat each.
+  const hold = (queue: QueueDescription) =>
+    createLeaseHolder(deps.prisma, queue, { owner: deps.owner, timing, logger: deps.logger });
+  const leases = {
+    deliveries: hold(deliveryQueue),
+    trackers: hold(trackerQueue),
+    backfills: hold(backfillQueue),
+    polls: hold(statusPollQueue),
+    storeEvents: hold(storeEventQueue),
+  };
+  reconcilerDeps.leases = leases.trackers;
+  reconcilerDeps.rateGate = createRateGate(options.concurrency);
   let stopping = false;
   let loops: Promise<void> | null = null;
   const sleepers = new Set<() => void>();
@@ -83,16 +114,17 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
 
   /** Store events to desired state: deliveries, then one page per running backfill (never starving them). */
   async function desiredStateStep(): Promise<{ deliveries: number; backfills: number }> {
-    const deliveries = await processDeliveries(deliveryDeps, 200);
+    const deliveries = await processDeliveries({ ...deliveryDeps, leases: leases.deliveries }, 200);
     const backfills = deps.fetchOrdersPage
-      ? await runBackfills({ ...deliveryDeps, fetchPage: deps.fetchOrdersPage })
+      ? await runBackfills({ ...deliveryDeps, fetchPage: deps.fetchOrdersPage, leases: leases.backfills })
       : 0;
     return { deliveries: deliveries.claimed, backfills };
   }
 
   async function trackersStep(): Promise<number> {
     const trackers = await reconcileOnce(reconcilerDeps, {
-      limit: options.concurrency * 4,
+      // Calls stay in flight while trackers are due, up to this many per pass.
+      limit: options.concurrency * 64,
       concurrency: options.concurrency,
       shouldStop: () => stopping,
     });
@@ -108,6 +140,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         shops: deps.shops,
         logger: deps.logger,
         owner: deps.owner,
+        leases: leases.polls,
         ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
       },
       {
@@ -119,7 +152,13 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     );
     const posted: PostStats | null = deps.storeEvents
       ? await postStoreEvents(
-          { prisma: deps.prisma, api: deps.storeEvents, logger: deps.logger, owner: deps.owner },
+          {
+            prisma: deps.prisma,
+            api: deps.storeEvents,
+            logger: deps.logger,
+            owner: deps.owner,
+            leases: leases.storeEvents,
+          },
           50,
         )
       : null;
@@ -205,6 +244,8 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       stopping = true;
       wakeAll();
       await loops;
+      // Anything still held (a step cut short) is given back at once instead of waiting out its lease.
+      await Promise.all(Object.values(leases).map((holder) => holder.close()));
     },
     runOnce,
   };

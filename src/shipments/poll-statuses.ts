@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { providerOf } from '../db/claim.js';
+import { providerOf } from '../db/provider-of.js';
 import type { DatabaseClient } from '../db/client.js';
+import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { statusPollQueue } from '../db/queues.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
+import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
@@ -36,6 +39,9 @@ export interface PollDeps {
   logger: Logger;
   owner: string;
   policy?: PollPolicy;
+  /** The worker's hold on the status-poll queue (renewed while it works); without it, one per pass. */
+  leases?: LeaseHolder;
+  /** Lease length of a holder made for one pass. */
   leaseMs?: number;
   now?: () => Date;
   random?: () => number;
@@ -63,9 +69,6 @@ export interface PollStats {
 
 type Claimed = Tracker & { shop: Shop; lines: { fulfillmentId: string }[] };
 
-const pollFailureBackoffMs = (failures: number) =>
-  Math.min(24 * 3_600_000, 15 * 60_000 * 2 ** Math.min(failures, 10));
-
 export async function pollStatuses(deps: PollDeps, options: PollOptions): Promise<PollStats> {
   const stats: PollStats = {
     claimed: 0,
@@ -77,10 +80,28 @@ export async function pollStatuses(deps: PollDeps, options: PollOptions): Promis
     failed: 0,
   };
   const now = (deps.now ?? (() => new Date()))();
-  const token = `${deps.owner}:${randomUUID()}`;
-  const claimed = await claimDue(deps, token, now, options);
+  const leases =
+    deps.leases ??
+    createLeaseHolder(deps.prisma, statusPollQueue, {
+      owner: deps.owner,
+      logger: deps.logger,
+      ...(deps.leaseMs ? { timing: { leaseMs: deps.leaseMs } } : {}),
+    });
+  const { token } = leases;
+  const ids = await leases.claim(options.limit, { now, perGroupMax: options.perShop });
+  const claimed =
+    ids.length === 0
+      ? []
+      : await deps.prisma.tracker.findMany({
+          where: { id: { in: ids }, pollLeaseOwner: token },
+          include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
+          orderBy: { nextPollAt: 'asc' },
+        });
   stats.claimed = claimed.length;
-  if (claimed.length === 0) return stats;
+  if (claimed.length === 0) {
+    if (!deps.leases) await leases.close();
+    return stats;
+  }
 
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   let next = 0;
@@ -109,51 +130,14 @@ export async function pollStatuses(deps: PollDeps, options: PollOptions): Promis
       await pollOne(deps, token, tracker, creds, stats);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
-  return stats;
-}
-
-/** Due, active trackers at the service: the most overdue shops first, at most `perShop` of each. */
-async function claimDue(deps: PollDeps, token: string, now: Date, options: PollOptions): Promise<Claimed[]> {
-  const leaseFree = [{ pollLeaseExpiresAt: null }, { pollLeaseExpiresAt: { lt: now } }];
-  const due = {
-    nextPollAt: { lte: now },
-    desired: 'active',
-    remote: 'present',
-    OR: leaseFree,
-    shop: { pausedAt: null, uninstalledAt: null },
-  };
-  const shops = await deps.prisma.tracker.groupBy({
-    by: ['shopId'],
-    where: due,
-    _min: { nextPollAt: true },
-    orderBy: { _min: { nextPollAt: 'asc' } },
-    take: Math.max(1, Math.ceil(options.limit / options.perShop)),
-  });
-  const ids: string[] = [];
-  for (const { shopId } of shops) {
-    const rows = await deps.prisma.tracker.findMany({
-      where: { ...due, shopId },
-      orderBy: { nextPollAt: 'asc' },
-      take: Math.min(options.perShop, options.limit - ids.length),
-      select: { id: true },
-    });
-    ids.push(...rows.map((r) => r.id));
-    if (ids.length >= options.limit) break;
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+  } finally {
+    // Every path above writes its row with the poll lease cleared.
+    leases.forget(ids);
+    if (!deps.leases) await leases.close();
   }
-  if (ids.length === 0) return [];
-  // Conditional on the tracker still being due with its lease free (`due` holds both): two workers never
-  // poll the same tracker in one period, even when one of them picked it just before the other polled it
-  // and gave its lease back with a later nextPollAt.
-  await deps.prisma.tracker.updateMany({
-    where: { ...due, id: { in: ids } },
-    data: { pollLeaseOwner: token, pollLeaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
-  });
-  return deps.prisma.tracker.findMany({
-    where: { pollLeaseOwner: token },
-    include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
-    orderBy: { nextPollAt: 'asc' },
-  });
+  return stats;
 }
 
 async function pollOne(
@@ -309,7 +293,9 @@ async function failed(
     where: { id: tracker.id, pollLeaseOwner: token },
     data: {
       pollFailures: { increment: 1 },
-      nextPollAt: new Date(now.getTime() + pollFailureBackoffMs(tracker.pollFailures)),
+      nextPollAt: new Date(
+        now.getTime() + backoffDelayMs(tracker.pollFailures + 1, backoffPolicies.statusPoll),
+      ),
       statusCheckedAt: now,
       pollLeaseOwner: null,
       pollLeaseExpiresAt: null,

@@ -1,6 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
+import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
+import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -44,6 +46,9 @@ export interface PostDeps {
   api: StoreEventsApi;
   logger: Logger;
   owner: string;
+  /** The worker's hold on the store-event queue (renewed while it works); without it, one per pass. */
+  leases?: LeaseHolder;
+  /** Lease length of a holder made for one pass. */
   leaseMs?: number;
   maxAttempts?: number;
   now?: () => Date;
@@ -60,8 +65,6 @@ export interface PostStats {
   held: number;
 }
 
-const backoffMs = (attempts: number) => Math.min(6 * 3_600_000, 30_000 * 2 ** Math.min(attempts, 12));
-
 export async function postStoreEvents(deps: PostDeps, limit: number): Promise<PostStats> {
   const stats: PostStats = {
     claimed: 0,
@@ -73,28 +76,30 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     held: 0,
   };
   const now = (deps.now ?? (() => new Date()))();
-  const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-  const candidates = await deps.prisma.storeFulfillmentEvent.findMany({
-    where: { state: { in: ['pending', 'sending'] }, nextAttemptAt: { lte: now }, OR: leaseFree },
-    // Oldest event first, so a fulfilment's timeline is written in order.
-    orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
-    take: limit,
-    select: { id: true },
-  });
-  if (candidates.length === 0) return stats;
-  const token = `${deps.owner}:${randomUUID()}`;
-  await deps.prisma.storeFulfillmentEvent.updateMany({
-    // Still due and lease-free: a row another worker just tried (and put off) is not tried again at once.
-    where: {
-      id: { in: candidates.map((c) => c.id) },
-      state: { in: ['pending', 'sending'] },
-      nextAttemptAt: { lte: now },
-      OR: leaseFree,
-    },
-    data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + (deps.leaseMs ?? 120_000)) },
-  });
+  const leases =
+    deps.leases ??
+    createLeaseHolder(deps.prisma, storeEventQueue, {
+      owner: deps.owner,
+      logger: deps.logger,
+      ...(deps.leaseMs ? { timing: { leaseMs: deps.leaseMs } } : {}),
+    });
+  try {
+    return await postClaimed(deps, leases, await leases.claim(limit, { now }), stats);
+  } finally {
+    if (!deps.leases) await leases.close();
+  }
+}
+
+async function postClaimed(
+  deps: PostDeps,
+  leases: LeaseHolder,
+  ids: readonly string[],
+  stats: PostStats,
+): Promise<PostStats> {
+  if (ids.length === 0) return stats;
+  const { token } = leases;
   const rows = await deps.prisma.storeFulfillmentEvent.findMany({
-    where: { leaseOwner: token },
+    where: { id: { in: [...ids] }, leaseOwner: token },
     orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
   });
   stats.claimed = rows.length;
@@ -149,6 +154,8 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     await postOne(deps, token, row, shop.domain, stats);
     if (stats.retried > before) held.add(key);
   }
+  // Every path above writes its row with the lease cleared.
+  leases.forget(ids);
   return stats;
 }
 
@@ -211,7 +218,10 @@ async function failure(
 ): Promise<void> {
   const attempts = row.attempts + 1;
   const now = (deps.now ?? (() => new Date()))();
-  if (result.kind === 'rejected' || (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? 12))) {
+  if (
+    result.kind === 'rejected' ||
+    (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? backoffPolicies.storeEvent.maxAttempts))
+  ) {
     await finish(deps, token, row.id, { state: 'failed', error: result.message.slice(0, 500), attempts });
     stats.failed++;
     deps.logger.warn(
@@ -226,7 +236,10 @@ async function failure(
     state: row.state === 'sending' ? 'sending' : 'pending',
     error: result.message.slice(0, 500),
     attempts,
-    nextAttemptAt: new Date(now.getTime() + (result.kind === 'access' ? 6 * 3_600_000 : backoffMs(attempts))),
+    nextAttemptAt: new Date(
+      now.getTime() +
+        backoffDelayMs(result.kind === 'access' ? Infinity : attempts, backoffPolicies.storeEvent),
+    ),
   });
   stats.retried++;
 }

@@ -4,6 +4,7 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { ensureShop, type Shop } from '../shops/shop-repository.js';
 import type { TracksyncShopify } from './api.js';
+import { pausedColumns } from '../shops/pause-reasons.js';
 
 /**
  * What happens once a store has granted the app an offline token, by OAuth or by token exchange: the
@@ -25,12 +26,7 @@ export async function recordInstall(prisma: DatabaseClient, domain: string): Pro
         ...(stillUninstalledPause
           ? connected
             ? { pausedReason: null, pausedMessage: null, pausedAt: null, probeAt: null }
-            : {
-                pausedReason: 'not_connected',
-                pausedMessage: 'No tracking service API key is stored for this store yet.',
-                pausedAt: new Date(),
-                probeAt: null,
-              }
+            : pausedColumns('not_connected')
           : {}),
       },
     });

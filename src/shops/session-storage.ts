@@ -1,6 +1,6 @@
 import { Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
-import { providerOf } from '../db/claim.js';
+import { providerOf } from '../db/provider-of.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { Session as SessionRow } from '../generated/sqlite/client.js';
 import { type Logger, silentLogger } from '../logger.js';

@@ -1,6 +1,7 @@
 import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
+import { type PauseReason, pausedColumns } from './pause-reasons.js';
 
 export type { Shop };
 
@@ -10,8 +11,7 @@ export interface ShopCredentials {
 }
 
 /** Why a shop's work is held. The first three come from the service; the rest from the store side. */
-export type PauseReason =
-  'ssl_error' | 'unauthorized' | 'balance_exhausted' | 'not_connected' | 'uninstalled';
+export type { PauseReason } from './pause-reasons.js';
 
 export interface ShopSettings {
   createOnFulfillment: boolean;
@@ -62,12 +62,7 @@ export function viewOf(shop: Shop): ShopView {
   };
 }
 
-const newShop = (domain: string) => ({
-  domain,
-  pausedReason: 'not_connected',
-  pausedAt: new Date(),
-  pausedMessage: 'No tracking service API key is stored for this store yet.',
-});
+const newShop = (domain: string) => ({ domain, ...pausedColumns('not_connected') });
 
 /** The shop row for a domain, made (not connected, so paused) when a delivery is the first we hear of it. */
 export function ensureShop(db: DatabaseClient | Tx, domain: string): Promise<Shop> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
-import { providerOf } from '../db/claim.js';
+import { providerOf } from '../db/provider-of.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { DatabaseProvider } from '../db/provider.js';

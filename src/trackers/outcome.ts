@@ -1,4 +1,5 @@
-import type { PauseReason } from '../shops/shop-repository.js';
+import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
+import { explainShopPause, type PauseReason } from '../shops/pause-reasons.js';
 import type { TrackingError } from '../tracking/types.js';
 
 /**
@@ -28,36 +29,9 @@ export function classify(error: TrackingError): Classified {
   return { kind: 'permanent', reason: error.reason, message: error.message };
 }
 
-export function explainShopPause(reason: PauseReason): string {
-  switch (reason) {
-    case 'ssl_error':
-      return 'The tracking service refuses this store: its URL must be HTTPS (ssl_error).';
-    case 'unauthorized':
-      return 'The tracking service does not accept this API key and app name (unauthorized).';
-    case 'balance_exhausted':
-      return 'The tracking service account has no trackers left in its balance.';
-    case 'not_connected':
-      return 'No tracking service API key is stored for this store yet.';
-    case 'uninstalled':
-      return 'The app was uninstalled from this store.';
-  }
-}
+export type { BackoffPolicy } from '../jobs/backoff.js';
 
-export interface BackoffPolicy {
-  baseDelayMs: number;
-  maxDelayMs: number;
-  maxAttempts: number;
-}
-
-export const defaultBackoff: BackoffPolicy = { baseDelayMs: 2_000, maxDelayMs: 30 * 60_000, maxAttempts: 10 };
+export const defaultBackoff = backoffPolicies.trackerSync;
 
 /** Full jitter over an exponential ceiling, never sooner than the service asked. */
-export function nextDelayMs(
-  attempts: number,
-  policy: BackoffPolicy,
-  retryAfterMs: number | null,
-  random = Math.random,
-) {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
-  return Math.max(retryAfterMs ?? 0, Math.floor(random() * ceiling));
-}
+export const nextDelayMs = backoffDelayMs;

@@ -1,14 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { claimSkipLocked, providerOf } from '../db/claim.js';
 import type { DatabaseClient } from '../db/client.js';
+import { createLeaseHolder, defaultLeaseTiming, type LeaseHolder } from '../db/lease-queue.js';
+import { trackerQueue } from '../db/queues.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
+import { explainShopPause, keyUnreadableMessage } from '../shops/pause-reasons.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { TrackingError } from '../tracking/types.js';
 import { inSync } from './desired-state.js';
 import { type BackoffPolicy, type Classified, classify, defaultBackoff, nextDelayMs } from './outcome.js';
+import { createRateGate, type RateGate } from './rate-gate.js';
+import { defaultPollPolicy } from '../shipments/status.js';
 
 /**
  * The reconciler: takes trackers whose desired and known remote states differ and whose next attempt is
@@ -18,8 +21,10 @@ import { type BackoffPolicy, type Classified, classify, defaultBackoff, nextDela
  * row, with every outcome written only by the lease holder (and only if the row did not change under it);
  * and a write-ahead mark: before a create is sent the row's remote state becomes `unknown`, so a process
  * that dies after the service answered but before it recorded the answer leaves a row that the next
- * holder resolves with a `get` before it would ever create again. The lease outlives the client's worst
- * case (attempts × timeout + backoff), so a slow call never has its row taken from under it.
+ * holder resolves with a `get` before it would ever create again. Leases are short (seconds) and renewed
+ * by a heartbeat while their holder works (src/db/lease-queue.ts), so a slow call never has its row taken
+ * from under it, and a dead process's rows are taken over within one lease; a holder whose heartbeat
+ * stalled does not start a call on a row it may no longer hold.
  */
 
 export interface ReconcilerDeps {
@@ -29,7 +34,12 @@ export interface ReconcilerDeps {
   logger: Logger;
   /** Identifies this process in leases. */
   owner: string;
+  /** Lease length of a holder made for one pass, when `leases` is not given. */
   leaseMs?: number;
+  /** The worker's hold on the tracker queue (renewed while it works); without it, one per pass. */
+  leases?: LeaseHolder;
+  /** Shared by the worker's service calls; without it, one per pass. */
+  rateGate?: RateGate;
   backoff?: BackoffPolicy;
   /** How long a paused shop waits before one of its trackers is tried again to see if the cause is gone. */
   probeIntervalMs?: number;
@@ -53,8 +63,6 @@ export interface ReconcileStats {
 
 type ClaimedTracker = Tracker & { shop: Shop };
 
-export const defaultLeaseMs = 120_000;
-
 export function emptyStats(): ReconcileStats {
   return {
     claimed: 0,
@@ -70,66 +78,40 @@ export function emptyStats(): ReconcileStats {
   };
 }
 
-/** Leases up to `limit` due trackers for this process. */
+/**
+ * Leases up to `limit` due trackers to `leases` (without one, to a holder made for this call, whose leases
+ * are not renewed).
+ */
 export async function claimTrackers(
   deps: ReconcilerDeps,
   limit: number,
+  held?: LeaseHolder,
 ): Promise<{ token: string; trackers: ClaimedTracker[] }> {
-  const now = (deps.now ?? (() => new Date()))();
-  const token = `${deps.owner}:${randomUUID()}`;
-  const leaseMs = deps.leaseMs ?? defaultLeaseMs;
-  if (providerOf(deps.prisma) === 'postgresql') {
-    const ids = await claimSkipLocked(
-      deps.prisma,
-      {
-        table: 'Tracker',
-        sqlWhere: `q."syncState" = 'pending' AND q."nextAttemptAt" <= $now
-          AND EXISTS (SELECT 1 FROM "Shop" s WHERE s."id" = q."shopId"
-                      AND (s."pausedAt" IS NULL OR s."probeAt" <= $now))`,
-        orderBy: 'nextAttemptAt',
-        bumpVersion: true,
-        hasUpdatedAt: true,
-      },
-      { token, now, leaseMs, limit },
-    );
-    if (ids.length === 0) return { token, trackers: [] };
-  } else {
-    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-    const candidates = await deps.prisma.tracker.findMany({
-      where: {
-        syncState: 'pending',
-        nextAttemptAt: { lte: now },
-        OR: leaseFree,
-        shop: { OR: [{ pausedAt: null }, { probeAt: { lte: now } }] },
-      },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: limit,
-      select: { id: true },
-    });
-    if (candidates.length === 0) return { token, trackers: [] };
-    await deps.prisma.tracker.updateMany({
-      where: { id: { in: candidates.map((c) => c.id) }, syncState: 'pending', OR: leaseFree },
-      data: {
-        leaseOwner: token,
-        leaseExpiresAt: new Date(now.getTime() + leaseMs),
-        version: { increment: 1 },
-      },
-    });
-  }
+  const leases = held ?? passLeases(deps);
+  const { token } = leases;
+  const ids = await leases.claim(limit, deps.now ? { now: deps.now() } : {});
+  if (!held) leases.forget(ids);
+  if (ids.length === 0) return { token, trackers: [] };
   const leased = await deps.prisma.tracker.findMany({
-    where: { leaseOwner: token },
+    where: { id: { in: ids }, leaseOwner: token },
     include: { shop: true },
     orderBy: { nextAttemptAt: 'asc' },
   });
   const trackers = onePerPausedShop(leased);
+  const probed = [...new Set(trackers.filter((t) => t.shop.pausedAt).map((t) => t.shopId))];
+  if (probed.length > 0) {
+    // A probe taken: no other claim (this process's next one, or another's) probes the shop meanwhile.
+    // Its outcome resumes the shop or sets the next probe; a probe lost with its process runs then.
+    await deps.prisma.shop.updateMany({
+      where: { id: { in: probed }, pausedAt: { not: null } },
+      data: { probeAt: new Date((deps.now?.() ?? new Date()).getTime() + probeIntervalMs(deps)) },
+    });
+  }
   if (trackers.length < leased.length) {
     // Leased but not tried in this pass (a paused shop's probe tries one): give them straight back, or
     // they would sit leased for the whole lease even after the probe lifts the pause.
     const kept = new Set(trackers.map((t) => t.id));
-    await deps.prisma.tracker.updateMany({
-      where: { id: { in: leased.filter((t) => !kept.has(t.id)).map((t) => t.id) }, leaseOwner: token },
-      data: { leaseOwner: null, leaseExpiresAt: null, version: { increment: 1 } },
-    });
+    await leases.release(leased.filter((t) => !kept.has(t.id)).map((t) => t.id));
   }
   return { token, trackers };
 }
@@ -145,39 +127,94 @@ function onePerPausedShop(trackers: ClaimedTracker[]): ClaimedTracker[] {
   });
 }
 
+/** A holder for one pass, when the caller (a test, the CLI) has none: released when the pass ends. */
+function passLeases(deps: ReconcilerDeps): LeaseHolder {
+  return createLeaseHolder(deps.prisma, trackerQueue, {
+    owner: deps.owner,
+    timing: { leaseMs: deps.leaseMs ?? defaultLeaseTiming.leaseMs },
+    logger: deps.logger,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+}
+
 /**
- * One pass: claim, then sync the claimed trackers with at most `concurrency` calls in flight. When
- * `shouldStop()` turns true, trackers not yet started are released for another process.
+ * One pass: keeps up to `concurrency` service calls in flight for as long as trackers are due (claiming more
+ * as calls finish, never waiting for a whole batch), up to `limit` trackers in all. Successes are written
+ * in groups as they gather. When `shouldStop()` turns true, trackers not yet started are given back.
  */
 export async function reconcileOnce(
   deps: ReconcilerDeps,
   options: { limit: number; concurrency: number; shouldStop?: () => boolean },
 ): Promise<ReconcileStats> {
   const stats = emptyStats();
-  const { token, trackers: claimed } = await claimTrackers(deps, options.limit);
-  stats.claimed = claimed.length;
-  if (claimed.length === 0) return stats;
-
-  // Write-ahead: from here on, a create for these rows may be in flight.
-  const toCreate = claimed.filter((t) => t.desired === 'active' && t.remote === 'absent');
-  if (toCreate.length > 0) {
-    await deps.prisma.tracker.updateMany({
-      where: { id: { in: toCreate.map((t) => t.id) }, leaseOwner: token },
-      data: { remote: 'unknown', version: { increment: 1 } },
-    });
-  }
-  const knownAbsent = new Set(toCreate.map((t) => t.id));
-  const batch = newBatch();
+  const leases = deps.leases ?? passLeases(deps);
+  const { token } = leases;
+  const gate = deps.rateGate ?? createRateGate(options.concurrency);
+  const ready: ClaimedTracker[] = [];
+  const knownAbsent = new Set<string>();
+  let exhausted = false;
+  let claiming: Promise<void> | null = null;
+  let batch = newBatch();
+  let flushing: Promise<void> = Promise.resolve();
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   const unreadable = new Set<string>();
   const pausedNow = new Set<string>();
+  const flushEvery = Math.max(16, options.concurrency);
 
-  let next = 0;
-  const run = async () => {
-    while (next < claimed.length) {
-      const tracker = claimed[next++]!;
-      if (options.shouldStop?.() || pausedNow.has(tracker.shopId)) {
-        await release(deps, token, tracker.id, knownAbsent.has(tracker.id));
+  const claimMore = async () => {
+    const room = Math.min(options.limit - stats.claimed, Math.max(options.concurrency, 8));
+    if (room <= 0) {
+      exhausted = true;
+      return;
+    }
+    const { trackers } = await claimTrackers(deps, room, leases);
+    if (trackers.length === 0) {
+      exhausted = true;
+      return;
+    }
+    stats.claimed += trackers.length;
+    // Write-ahead: from here on, a create for these rows may be in flight.
+    const toCreate = trackers.filter((t) => t.desired === 'active' && t.remote === 'absent');
+    if (toCreate.length > 0) {
+      await deps.prisma.tracker.updateMany({
+        where: { id: { in: toCreate.map((t) => t.id) }, leaseOwner: token },
+        data: { remote: 'unknown', version: { increment: 1 } },
+      });
+    }
+    // Per claim: a row tried earlier in this pass may be back (a short backoff) and must look first now.
+    for (const t of trackers) knownAbsent.delete(t.id);
+    for (const t of toCreate) knownAbsent.add(t.id);
+    ready.push(...trackers);
+  };
+
+  const nextTracker = async (): Promise<ClaimedTracker | undefined> => {
+    for (;;) {
+      const tracker = ready.shift();
+      if (tracker) return tracker;
+      if (exhausted) return undefined;
+      claiming ??= claimMore().finally(() => {
+        claiming = null;
+      });
+      await claiming;
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    const full = batch;
+    batch = newBatch();
+    flushing = flushing.then(() => flushBatch(deps, leases, full, stats));
+    return flushing;
+  };
+
+  const run = async (slot: number) => {
+    for (;;) {
+      if (!(await gate.wait(slot))) return;
+      // Stopping: what is claimed and not started is given back when the pass ends (below).
+      if (options.shouldStop?.()) return;
+      const tracker = await nextTracker();
+      if (!tracker) return;
+      if (pausedNow.has(tracker.shopId)) {
+        await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
         stats.released++;
         continue;
       }
@@ -196,23 +233,44 @@ export async function reconcileOnce(
         await deps.shops.pause(
           tracker.shopId,
           'not_connected',
-          unreadable.has(tracker.shopId)
-            ? 'The stored API key cannot be decrypted with ENCRYPTION_KEY; connect the store again.'
-            : 'No tracking service API key is stored for this store yet.',
+          unreadable.has(tracker.shopId) ? keyUnreadableMessage : explainShopPause('not_connected'),
           null,
         );
         pausedNow.add(tracker.shopId);
-        await release(deps, token, tracker.id, knownAbsent.has(tracker.id));
+        await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
         stats.released++;
         continue;
       }
-      await syncOne(deps, token, tracker, creds, knownAbsent.has(tracker.id), stats, pausedNow, batch);
+      if (!leases.holds(tracker.id)) {
+        // The heartbeat could not keep the lease (a stalled process): another may hold the row by now.
+        leases.forget([tracker.id]);
+        stats.leaseLost++;
+        continue;
+      }
+      await syncOne(
+        deps,
+        leases,
+        tracker,
+        creds,
+        knownAbsent.has(tracker.id),
+        stats,
+        pausedNow,
+        () => batch,
+        gate,
+      );
+      if (batch.size >= flushEvery) await flush();
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, (_, slot) => run(slot)));
   } finally {
-    await flushBatch(deps, token, batch, stats);
+    // Claimed but not started (stopping, or the gate closed every slot): given back at once.
+    for (const tracker of ready.splice(0)) {
+      await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
+      stats.released++;
+    }
+    await flush();
+    if (!deps.leases) await leases.close();
   }
   return stats;
 }
@@ -228,15 +286,42 @@ interface OutcomeBatch {
   present: ClaimedTracker[];
   deleted: ClaimedTracker[];
   accounts: Map<string, { trackersBalance: number | null; userPlan: string | null }>;
+  readonly size: number;
 }
 
 function newBatch(): OutcomeBatch {
-  return { created: [], present: [], deleted: [], accounts: new Map() };
+  return {
+    created: [],
+    present: [],
+    deleted: [],
+    accounts: new Map(),
+    get size() {
+      return this.created.length + this.present.length + this.deleted.length;
+    },
+  };
+}
+
+/** The client, telling the gate how each call went (a 429 the client gave up on slows the worker down). */
+function rateAware(
+  client: TrackingClient,
+  gate: RateGate,
+): Pick<TrackingClient, 'getShipment' | 'createTracker' | 'deleteTracker'> {
+  const seen = <T extends { ok: boolean; error?: TrackingError }>(result: T): T => {
+    if (result.ok) gate.success();
+    else if (result.error?.reason === 'rate_limited')
+      gate.rateLimited(result.error.kind === 'http' ? result.error.retryAfterMs : null);
+    return result;
+  };
+  return {
+    getShipment: async (...args) => seen(await client.getShipment(...args)),
+    createTracker: async (...args) => seen(await client.createTracker(...args)),
+    deleteTracker: async (...args) => seen(await client.deleteTracker(...args)),
+  };
 }
 
 async function flushBatch(
   deps: ReconcilerDeps,
-  token: string,
+  leases: LeaseHolder,
   batch: OutcomeBatch,
   stats: ReconcileStats,
 ): Promise<void> {
@@ -253,7 +338,7 @@ async function flushBatch(
     const now = new Date();
     // Only rows still leased by this pass and still wanting what was done: those are now in sync.
     const { count } = await deps.prisma.tracker.updateMany({
-      where: { id: { in: ids }, leaseOwner: token, desired: kind.desired },
+      where: { id: { in: ids }, leaseOwner: leases.token, desired: kind.desired },
       data: {
         remote: kind.remote,
         syncState: 'synced',
@@ -264,26 +349,30 @@ async function flushBatch(
         lastErrorAt: null,
         syncedAt: now,
         // At the service: its status is read from now on; gone: never again.
-        nextPollAt: kind.remote === 'present' ? firstPoll(deps, now) : null,
+        nextPollAt: nextPollAfterSync(deps, { remote: 'unknown', nextPollAt: null }, kind.remote, now),
         leaseOwner: null,
         leaseExpiresAt: null,
         version: { increment: 1 },
         ...(kind.createCall ? { createCalls: { increment: 1 } } : {}),
       },
     });
-    if (count === ids.length) continue;
+    if (count === ids.length) {
+      leases.forget(ids);
+      continue;
+    }
     // A store event changed what some of them want while the call was out: the per-row path works out
     // their state from the row as it is now (a lost lease is counted there).
     const left = await deps.prisma.tracker.findMany({
-      where: { id: { in: ids }, leaseOwner: token },
+      where: { id: { in: ids }, leaseOwner: leases.token },
       select: { id: true },
     });
     const stillLeased = new Set(left.map((r) => r.id));
     for (const tracker of kind.rows) {
       if (stillLeased.has(tracker.id)) {
-        await record(deps, token, tracker, stats, { remote: kind.remote, createCall: kind.createCall });
+        await record(deps, leases, tracker, stats, { remote: kind.remote, createCall: kind.createCall });
       }
     }
+    leases.forget(ids);
     const lost = ids.length - count - stillLeased.size;
     if (lost > 0) {
       stats.leaseLost += lost;
@@ -297,15 +386,18 @@ async function flushBatch(
 
 async function syncOne(
   deps: ReconcilerDeps,
-  token: string,
+  leases: LeaseHolder,
   tracker: ClaimedTracker,
   creds: ShopCredentials,
   knownAbsent: boolean,
   stats: ReconcileStats,
   pausedNow: Set<string>,
-  batch: OutcomeBatch,
+  /** The batch being gathered when the call returns (a flush may have swapped it meanwhile). */
+  batch: () => OutcomeBatch,
+  gate: RateGate,
 ): Promise<void> {
-  const { client, logger } = deps;
+  const client = rateAware(deps.client, gate);
+  const { logger } = deps;
   const key = {
     trackingNumber: tracker.trackingNumber,
     trackingProvider: tracker.provider,
@@ -327,18 +419,18 @@ async function syncOne(
       });
       if (found.ok) {
         stats.alreadyPresent++;
-        batch.present.push(tracker);
+        batch().present.push(tracker);
         await afterSuccess(deps, tracker);
         return;
       }
       if (!isNotFound(found.error)) {
-        await recordFailure(deps, token, tracker, classify(found.error), 'unknown', stats, pausedNow, log);
+        await recordFailure(deps, leases, tracker, classify(found.error), 'unknown', stats, pausedNow, log);
         return;
       }
       absent = true;
     }
     if (!absent) {
-      await record(deps, token, tracker, stats, { remote: tracker.remote });
+      await record(deps, leases, tracker, stats, { remote: tracker.remote });
       return;
     }
     const created = await client.createTracker(creds, {
@@ -348,18 +440,18 @@ async function syncOne(
     });
     if (created.ok) {
       stats.created++;
-      batch.created.push(tracker);
-      batch.accounts.set(tracker.shopId, created.value);
+      batch().created.push(tracker);
+      batch().accounts.set(tracker.shopId, created.value);
       await afterSuccess(deps, tracker);
       return;
     }
     if (created.error.kind === 'application' && created.error.account) {
-      batch.accounts.set(tracker.shopId, created.error.account);
+      batch().accounts.set(tracker.shopId, created.error.account);
     }
     const remoteAfter = created.outcomeUnknown ? 'unknown' : 'absent';
     await recordFailure(
       deps,
-      token,
+      leases,
       tracker,
       classify(created.error),
       remoteAfter,
@@ -375,11 +467,11 @@ async function syncOne(
   const deleted = await client.deleteTracker(creds, key);
   if (deleted.ok || isNotFound(deleted.error)) {
     stats.deleted++;
-    batch.deleted.push(tracker);
+    batch().deleted.push(tracker);
     await afterSuccess(deps, tracker);
     return;
   }
-  await recordFailure(deps, token, tracker, classify(deleted.error), tracker.remote, stats, pausedNow, log);
+  await recordFailure(deps, leases, tracker, classify(deleted.error), tracker.remote, stats, pausedNow, log);
 }
 
 /**
@@ -403,16 +495,19 @@ async function afterSuccess(deps: ReconcilerDeps, tracker: ClaimedTracker): Prom
  */
 async function finish(
   deps: ReconcilerDeps,
-  token: string,
+  leases: LeaseHolder,
   trackerId: string,
   compute: (row: Tracker) => Partial<Omit<Tracker, 'id' | 'version'>> & { createCallsIncrement?: number },
 ): Promise<'written' | 'lease-lost'> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const row = await deps.prisma.tracker.findUnique({ where: { id: trackerId } });
-    if (!row || row.leaseOwner !== token) return 'lease-lost';
+    if (!row || row.leaseOwner !== leases.token) {
+      leases.forget([trackerId]);
+      return 'lease-lost';
+    }
     const { createCallsIncrement, ...data } = compute(row);
     const { count } = await deps.prisma.tracker.updateMany({
-      where: { id: trackerId, leaseOwner: token, version: row.version },
+      where: { id: trackerId, leaseOwner: leases.token, version: row.version },
       data: {
         ...data,
         leaseOwner: null,
@@ -421,20 +516,23 @@ async function finish(
         ...(createCallsIncrement ? { createCalls: { increment: createCallsIncrement } } : {}),
       },
     });
-    if (count === 1) return 'written';
+    if (count === 1) {
+      leases.forget([trackerId]);
+      return 'written';
+    }
   }
   throw new Error(`tracker ${trackerId} kept changing while its outcome was written`);
 }
 
 async function record(
   deps: ReconcilerDeps,
-  token: string,
+  leases: LeaseHolder,
   tracker: ClaimedTracker,
   stats: ReconcileStats,
   outcome: { remote: string; createCall?: boolean },
 ): Promise<void> {
   const now = new Date();
-  const result = await finish(deps, token, tracker.id, (row) => {
+  const result = await finish(deps, leases, tracker.id, (row) => {
     const synced = inSync(row.desired, outcome.remote);
     return {
       remote: outcome.remote,
@@ -445,12 +543,7 @@ async function record(
       lastErrorReason: null,
       lastErrorAt: null,
       syncedAt: synced ? now : row.syncedAt,
-      nextPollAt:
-        outcome.remote === 'present'
-          ? row.remote === 'present'
-            ? row.nextPollAt
-            : firstPoll(deps, now)
-          : null,
+      nextPollAt: nextPollAfterSync(deps, row, outcome.remote, now),
       createCallsIncrement: outcome.createCall ? 1 : 0,
     };
   });
@@ -465,7 +558,7 @@ async function record(
 
 async function recordFailure(
   deps: ReconcilerDeps,
-  token: string,
+  leases: LeaseHolder,
   tracker: ClaimedTracker,
   classified: Classified,
   remoteAfter: string,
@@ -480,12 +573,12 @@ async function recordFailure(
     stats.shopPaused++;
     if (!pausedNow.has(tracker.shopId)) {
       pausedNow.add(tracker.shopId);
-      const probeAt = new Date(now.getTime() + (deps.probeIntervalMs ?? 10 * 60_000));
+      const probeAt = new Date(now.getTime() + probeIntervalMs(deps));
       await deps.shops.pause(tracker.shopId, classified.reason, classified.message, probeAt);
       log.warn({ reason: classified.reason }, 'shop paused');
     }
   }
-  const result = await finish(deps, token, tracker.id, (row) => {
+  const result = await finish(deps, leases, tracker.id, (row) => {
     const base = {
       remote: remoteAfter,
       lastErrorReason: classified.reason,
@@ -531,13 +624,29 @@ async function recordFailure(
   log.info({ kind: classified.kind, reason: classified.reason }, 'tracker sync failed');
 }
 
-function firstPoll(deps: ReconcilerDeps, now: Date): Date {
-  return new Date(now.getTime() + (deps.firstPollMs ?? 15 * 60_000));
+function probeIntervalMs(deps: ReconcilerDeps): number {
+  return deps.probeIntervalMs ?? 10 * 60_000;
+}
+
+/**
+ * When a tracker's status is read after a sync, the one rule for every outcome: a tracker that just came
+ * to be at the service is first read `firstPollMs` later (the poll policy's); one that was there already
+ * keeps its schedule; one that is not there is never read.
+ */
+function nextPollAfterSync(
+  deps: ReconcilerDeps,
+  before: { remote: string; nextPollAt: Date | null },
+  remote: string,
+  now: Date,
+): Date | null {
+  if (remote !== 'present') return null;
+  if (before.remote === 'present') return before.nextPollAt;
+  return new Date(now.getTime() + (deps.firstPollMs ?? defaultPollPolicy.firstPollMs));
 }
 
 /** Gives a claimed tracker back untouched (a create not sent stays known-absent). */
-async function release(deps: ReconcilerDeps, token: string, trackerId: string, createNotSent: boolean) {
-  await finish(deps, token, trackerId, (row) => ({
+async function release(deps: ReconcilerDeps, leases: LeaseHolder, trackerId: string, createNotSent: boolean) {
+  await finish(deps, leases, trackerId, (row) => ({
     remote: createNotSent && row.remote === 'unknown' ? 'absent' : row.remote,
     nextAttemptAt: new Date(),
   }));

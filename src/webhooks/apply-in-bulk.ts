@@ -1,11 +1,13 @@
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { providerOf } from '../db/claim.js';
+import { providerOf } from '../db/provider-of.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/desired-state.js';
 import { describeRefusedNumbers, type FulfillmentPayload } from './payloads.js';
-import type { DeliveryProcessorDeps } from './process-deliveries.js';
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../db/client.js';
+import type { Logger } from '../logger.js';
 import { checkTopicBody } from './topic-bodies.js';
 
 /**
@@ -14,8 +16,14 @@ import { checkTopicBody } from './topic-bodies.js';
  * done; every other delivery of the batch, and all of a shop's when its transaction fails, go through the
  * one-at-a-time path, which stays the reference for what a delivery means.
  */
+export interface BulkDeps {
+  prisma: DatabaseClient;
+  carriers: CarrierRepository;
+  logger: Logger;
+}
+
 export async function applyInBulk(
-  deps: DeliveryProcessorDeps,
+  deps: BulkDeps,
   token: string,
   claimed: readonly WebhookDelivery[],
 ): Promise<Set<string>> {

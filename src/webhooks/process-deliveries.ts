@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import { claimSkipLocked, providerOf } from '../db/claim.js';
+import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { deliveryQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -8,7 +8,7 @@ import { safeReason } from '../errors/safe-reason.js';
 import { ensureShopExists } from '../shops/shop-repository.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
-import { type BackoffPolicy, nextDelayMs } from '../trackers/outcome.js';
+import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/backoff.js';
 import { applyDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
 
@@ -20,7 +20,8 @@ export interface DeliveryProcessorDeps {
   carriers: CarrierRepository;
   logger: Logger;
   owner: string;
-  leaseMs?: number;
+  /** The worker's hold on the delivery queue (renewed while it works); without it, one for this pass. */
+  leases?: LeaseHolder;
   backoff?: BackoffPolicy;
   /** Apply first-seen fulfilments of a batch set-wise (default true); false: always one at a time. */
   bulk?: boolean;
@@ -34,8 +35,6 @@ export interface DeliveryStats {
   errored: number;
 }
 
-const deliveryBackoff: BackoffPolicy = { baseDelayMs: 1_000, maxDelayMs: 10 * 60_000, maxAttempts: 10 };
-
 /**
  * Turns recorded deliveries into desired state: each in its own transaction with the use case of its
  * topic, marked processed in that same transaction, so a crash leaves it pending (and re-applying is
@@ -44,49 +43,31 @@ const deliveryBackoff: BackoffPolicy = { baseDelayMs: 1_000, maxDelayMs: 10 * 60
  */
 export async function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
   const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
-  const now = new Date();
-  const token = `${deps.owner}:${randomUUID()}`;
-  const leaseMs = deps.leaseMs ?? 60_000;
-  if (providerOf(deps.prisma) === 'postgresql') {
-    const ids = await claimSkipLocked(
-      deps.prisma,
-      {
-        table: 'WebhookDelivery',
-        sqlWhere: `q."state" = 'pending' AND q."nextAttemptAt" <= $now`,
-        orderBy: 'receivedAt',
-        hasUpdatedAt: false,
-      },
-      { token, now, leaseMs, limit },
-    );
+  const leases =
+    deps.leases ?? createLeaseHolder(deps.prisma, deliveryQueue, { owner: deps.owner, logger: deps.logger });
+  try {
+    const ids = await leases.claim(limit);
     if (ids.length === 0) return stats;
-  } else {
-    const leaseFree = [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }];
-    const candidates = await deps.prisma.webhookDelivery.findMany({
-      where: { state: 'pending', nextAttemptAt: { lte: now }, OR: leaseFree },
+    const { token } = leases;
+    const claimed = await deps.prisma.webhookDelivery.findMany({
+      where: { id: { in: ids }, leaseOwner: token },
       orderBy: { receivedAt: 'asc' },
-      take: limit,
-      select: { id: true },
     });
-    if (candidates.length === 0) return stats;
-    await deps.prisma.webhookDelivery.updateMany({
-      where: { id: { in: candidates.map((c) => c.id) }, state: 'pending', OR: leaseFree },
-      data: { leaseOwner: token, leaseExpiresAt: new Date(now.getTime() + leaseMs) },
-    });
+    stats.claimed = claimed.length;
+    const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
+    leases.forget(done);
+    stats.applied += done.size;
+    for (const delivery of claimed) {
+      if (done.has(delivery.id)) continue;
+      const kind = await processOne(deps, token, delivery);
+      leases.forget([delivery.id]);
+      stats[kind]++;
+      await yieldToEventLoop();
+    }
+    return stats;
+  } finally {
+    if (!deps.leases) await leases.close();
   }
-  const claimed = await deps.prisma.webhookDelivery.findMany({
-    where: { leaseOwner: token },
-    orderBy: { receivedAt: 'asc' },
-  });
-  stats.claimed = claimed.length;
-  const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
-  stats.applied += done.size;
-  for (const delivery of claimed) {
-    if (done.has(delivery.id)) continue;
-    const kind = await processOne(deps, token, delivery);
-    stats[kind]++;
-    await yieldToEventLoop();
-  }
-  return stats;
 }
 
 async function processOne(
@@ -137,7 +118,7 @@ async function processOne(
       return 'errored';
     }
     const attempts = delivery.attempts + 1;
-    const backoff = deps.backoff ?? deliveryBackoff;
+    const backoff = deps.backoff ?? backoffPolicies.delivery;
     const giveUp = attempts >= backoff.maxAttempts;
     // Stored and shown on the page: one clear line, never a stack, a source path or a code excerpt.
     const message = safeReason(error);
@@ -151,7 +132,7 @@ async function processOne(
         state: giveUp ? 'failed' : 'pending',
         attempts,
         error: message,
-        nextAttemptAt: new Date(Date.now() + nextDelayMs(attempts, backoff, null)),
+        nextAttemptAt: new Date(Date.now() + backoffDelayMs(attempts, backoff)),
         leaseOwner: null,
         leaseExpiresAt: null,
       },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { providerOf } from '../db/claim.js';
+import { providerOf } from '../db/provider-of.js';
 import type { DatabaseClient } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { VerifiedDelivery } from './verify.js';

@@ -39,6 +39,8 @@ export function testConfig(
     logLevel: 'silent',
     role: 'all',
     workerConcurrency: 8,
+    lease: { leaseMs: 15_000, renewEveryMs: 5_000 },
+    trackingTimeoutMs: 10_000,
     ...overrides,
   };
 }

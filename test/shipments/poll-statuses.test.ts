@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registerProvider } from '../../src/db/claim.js';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
@@ -380,26 +379,6 @@ describe('pollStatuses: several pollers', () => {
       expect((await queued(id)).map((r) => r.status)).toEqual(['LABEL_PRINTED', 'CARRIER_PICKED_UP']);
   });
 
-  it('a poller that picked trackers just before another polled them does not read them again', async () => {
-    const shop = await connectedShop('race');
-    const ids = await addTrackers(shop, numbers(3));
-    const at = later(new Date(), 1_000);
-    await onlyDue(ids, at);
-    // Poller B stops between choosing its trackers and leasing them; poller A runs a whole pass meanwhile.
-    let reached!: () => void;
-    const atLease = new Promise<void>((resolve) => (reached = resolve));
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const slow = pausedBeforeLease(prisma, () => reached(), gate);
-    registerProvider(slow, db.provider);
-    const b = pollAt(at, {}, { owner: 'poller-b', prisma: slow });
-    await atLease;
-    expect(await pollAt(at, {}, { owner: 'poller-a' })).toMatchObject({ claimed: 3, polled: 3 });
-    open();
-    expect(await b).toMatchObject({ claimed: 0, polled: 0 });
-    expect([...(await getCalls(shop.appName)).values()]).toEqual([1, 1, 1]);
-  });
-
   it('is fair: a shop with 2 due trackers is read in the first pass beside one with 50 more overdue', async () => {
     const big = await connectedShop('big');
     const small = await connectedShop('small');
@@ -571,27 +550,3 @@ describe('pollStatuses: shops and trackers that are not read', () => {
  * The same client, except that a poll-lease claim (tracker.updateMany writing a pollLeaseOwner) first
  * calls `reached` and waits for `gate`.
  */
-function pausedBeforeLease(inner: DatabaseClient, reached: () => void, gate: Promise<void>): DatabaseClient {
-  const tracker = new Proxy(inner.tracker, {
-    get(target, prop) {
-      if (prop === 'updateMany') {
-        return async (args: { data?: { pollLeaseOwner?: string | null } }) => {
-          if (typeof args.data?.pollLeaseOwner === 'string') {
-            reached();
-            await gate;
-          }
-          return target.updateMany(args as Parameters<typeof target.updateMany>[0]);
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'tracker') return tracker;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}

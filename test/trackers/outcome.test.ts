@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify, explainShopPause, nextDelayMs } from '../../src/trackers/outcome.js';
+import { classify, nextDelayMs } from '../../src/trackers/outcome.js';
+import { explainShopPause } from '../../src/shops/pause-reasons.js';
 import type { ErrorReason, TrackingError } from '../../src/tracking/types.js';
 
 function httpError(

@@ -347,12 +347,19 @@ describe('shop-level failures', () => {
     await shops.pause(shop.id, 'balance_exhausted', 'no balance', new Date(Date.now() - 1_000));
     const trackers = await Promise.all([1, 2, 3].map(() => createTracker(db.prisma, shop.id)));
 
-    const probe = await once();
-    expect(probe).toMatchObject({ claimed: 1, created: 1 });
+    // One pass, one call at a time: the probe alone, then (the shop resumed) the rest in the same pass.
+    const order: string[] = [];
+    const probe = await reconcileOnce(
+      deps({
+        client: hooked({
+          create: async () => void order.push((await shops.findById(shop.id))!.pausedReason ?? 'running'),
+        }),
+      }),
+      { limit: 10, concurrency: 1 },
+    );
+    expect(probe).toMatchObject({ claimed: 3, created: 3 });
+    expect(order).toEqual(['balance_exhausted', 'running', 'running']);
     expect((await shops.findById(shop.id))!.pausedReason).toBeNull();
-
-    // The trackers not probed were not kept from the next pass.
-    expect(await once()).toMatchObject({ claimed: 2, created: 2 });
     for (const t of trackers) expect(await row(t.id)).toMatchObject({ syncState: 'synced', createCalls: 1 });
     expect(await operations()).toEqual(['create', 'create', 'create']);
   });
@@ -582,5 +589,99 @@ describe('stopping', () => {
 
     expect(await once()).toMatchObject({ claimed: 3, created: 3 });
     expect(await operations()).toEqual(['create', 'create', 'create', 'create']);
+  });
+});
+
+describe('continuous passes', () => {
+  it('a pass longer than one group of outcomes records every success (nothing left unknown)', async () => {
+    const shop = await connectedShop();
+    for (let i = 0; i < 50; i++)
+      await createTracker(db.prisma, shop.id, { trackingNumber: `1ZLONGPASS${i}` });
+    // 50 trackers, 8 calls in flight, outcomes written 16 at a time while other calls are out.
+    expect(await reconcileOnce(deps(), { limit: 100, concurrency: 8 })).toMatchObject({
+      claimed: 50,
+      created: 50,
+    });
+    expect(
+      await db.prisma.tracker.count({ where: { remote: 'present', syncState: 'synced', createCalls: 1 } }),
+    ).toBe(50);
+    expect(await operations()).toEqual(Array(50).fill('create'));
+    expect(await db.prisma.tracker.count({ where: { leaseOwner: { not: null } } })).toBe(0);
+  });
+
+  it('keeps claiming as calls finish: one slot works through more trackers than one claim takes', async () => {
+    const shop = await connectedShop();
+    for (let i = 0; i < 20; i++) await createTracker(db.prisma, shop.id, { trackingNumber: `1ZSTREAM${i}` });
+    expect(await reconcileOnce(deps(), { limit: 100, concurrency: 1 })).toMatchObject({
+      claimed: 20,
+      created: 20,
+    });
+  });
+
+  it('a 429 the client gave up on closes the gate: the pass ends, the rest wait for the next', async () => {
+    const shop = await connectedShop();
+    for (let i = 0; i < 6; i++) await createTracker(db.prisma, shop.id, { trackingNumber: `1ZGATE${i}` });
+    await emulator.control.setFaults({ rateLimitRate: 1, retryAfterSeconds: 30, operations: ['create'] });
+    const stats = await reconcileOnce(deps(), { limit: 100, concurrency: 1 });
+    // One create refused; the gate holds for 30 s, longer than a pass waits: the claimed rest go back.
+    expect(stats).toMatchObject({ retried: 1, created: 0 });
+    expect(stats.released).toBe(stats.claimed - 1);
+    expect(await operations()).toEqual(['create']);
+    expect(await db.prisma.tracker.count({ where: { leaseOwner: { not: null } } })).toBe(0);
+    expect(await db.prisma.tracker.count({ where: { remote: 'unknown' } })).toBe(0);
+  });
+});
+
+describe('when the status is first read (nextPollAt)', () => {
+  it('a created tracker is first read firstPollMs later; a deleted one never; a found one like a created one', async () => {
+    const shop = await connectedShop();
+    const created = await createTracker(db.prisma, shop.id, { trackingNumber: '1ZPOLLNEW' });
+    const before = Date.now();
+    await once({ firstPollMs: 60_000 });
+    const after = Date.now();
+    const row1 = await row(created.id);
+    expect(row1.nextPollAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+    expect(row1.nextPollAt!.getTime()).toBeLessThanOrEqual(after + 60_000);
+
+    // Default: the poll policy's first read (15 minutes).
+    const second = await createTracker(db.prisma, shop.id, { trackingNumber: '1ZPOLLDEFAULT' });
+    const t0 = Date.now();
+    await once();
+    expect((await row(second.id)).nextPollAt!.getTime()).toBeGreaterThanOrEqual(t0 + 15 * 60_000);
+    expect((await row(second.id)).nextPollAt!.getTime()).toBeLessThanOrEqual(Date.now() + 15 * 60_000);
+
+    // Let go: deleted at the service, never read again.
+    await db.prisma.tracker.update({
+      where: { id: created.id },
+      data: { desired: 'removed', syncState: 'pending', nextAttemptAt: new Date() },
+    });
+    await once();
+    expect(await row(created.id)).toMatchObject({ remote: 'absent', syncState: 'synced', nextPollAt: null });
+
+    // A lost create answer resolved by a get: read like a created one.
+    const lost = second;
+    await db.prisma.tracker.update({
+      where: { id: lost.id },
+      data: { remote: 'unknown', syncState: 'pending', nextPollAt: null, nextAttemptAt: new Date() },
+    });
+    const t1 = Date.now();
+    await once({ firstPollMs: 120_000 });
+    expect(await row(lost.id)).toMatchObject({ remote: 'present', syncState: 'synced' });
+    expect((await row(lost.id)).nextPollAt!.getTime()).toBeGreaterThanOrEqual(t1 + 120_000);
+  });
+
+  it('a tracker already at the service keeps its schedule when a sync finds it there', async () => {
+    const shop = await connectedShop();
+    const scheduled = new Date(Date.now() + 3_600_000);
+    const tracker = await createTracker(db.prisma, shop.id, {
+      trackingNumber: '1ZPOLLKEEP',
+      remote: 'present',
+      syncState: 'synced',
+      nextPollAt: scheduled,
+    });
+    // A store event wants it again while it is there: nothing to call, the schedule stays.
+    await db.prisma.tracker.update({ where: { id: tracker.id }, data: { syncState: 'pending' } });
+    await once();
+    expect(await row(tracker.id)).toMatchObject({ syncState: 'synced', nextPollAt: scheduled });
   });
 });

@@ -6,6 +6,7 @@ import type { TrackingEvent, TrackingLocation } from '../../tracking/types.js';
 import { currentShop } from './current-shop.js';
 import { type StatusView, statusView, storedEventsOf } from './shipment-status.js';
 import { type ShipmentRow, shipmentRowOf } from './shipments.js';
+import { explainShopPause } from '../../shops/pause-reasons.js';
 
 export interface ShipmentDetail {
   tracker: ShipmentRow & { id: string; provider: string; orderId: string; orderName: string | null };
@@ -150,7 +151,7 @@ export async function getShipmentDetail(
   if (!credentials) {
     detail.error = {
       reason: 'not_connected',
-      message: 'No tracking service API key is stored for this store yet.',
+      message: explainShopPause('not_connected'),
     };
     return detail;
   }

@@ -1,4 +1,5 @@
 import type { TopicHandler } from './types.js';
+import { pausedColumns } from '../../shops/pause-reasons.js';
 
 /**
  * app/uninstalled: the shop's work is held (its trackers stay at the service, which is the merchant's own
@@ -11,10 +12,7 @@ export const handleAppUninstalled: TopicHandler<'app/uninstalled'> = async (ctx)
     where: { domain: ctx.shopDomain },
     data: {
       uninstalledAt: new Date(),
-      pausedReason: 'uninstalled',
-      pausedAt: new Date(),
-      pausedMessage: 'The app was uninstalled from this store.',
-      probeAt: null,
+      ...pausedColumns('uninstalled'),
     },
   });
   if (count === 0)

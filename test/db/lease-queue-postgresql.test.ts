@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimSkipLocked, providerOf } from '../../src/db/claim.js';
+import { claimDue, createLeaseHolder } from '../../src/db/lease-queue.js';
+import { providerOf } from '../../src/db/provider-of.js';
+import { allQueues, deliveryQueue } from '../../src/db/queues.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { claimTrackers } from '../../src/trackers/reconciler.js';
@@ -100,22 +102,76 @@ describe('claims on PostgreSQL', () => {
     });
     await db.prisma.$executeRawUnsafe(`SET TIME ZONE 'Pacific/Kiritimati'`);
     try {
-      const ids = await claimSkipLocked(
-        db.prisma,
-        {
-          table: 'WebhookDelivery',
-          sqlWhere: `q."state" = 'pending' AND q."nextAttemptAt" <= $now`,
-          orderBy: 'receivedAt',
-          hasUpdatedAt: false,
-        },
-        { token: 'tz-token', now, leaseMs: 60_000, limit: 5 },
-      );
+      const ids = await claimDue(db.prisma, deliveryQueue, {
+        token: 'tz-token',
+        now,
+        leaseMs: 60_000,
+        limit: 5,
+      });
       expect(ids).toHaveLength(1);
       const row = await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: ids[0]! } });
       expect(row.leaseOwner).toBe('tz-token');
       expect(Math.abs(row.leaseExpiresAt!.getTime() - (now.getTime() + 60_000))).toBeLessThan(2);
     } finally {
       await db.prisma.$executeRawUnsafe(`SET TIME ZONE 'UTC'`);
+    }
+  });
+
+  it('two claimers of every queue at once split its due rows, none twice, neither short', async () => {
+    await db.prisma.webhookDelivery.deleteMany();
+    await db.prisma.tracker.deleteMany();
+    const shop = await createShop(db.prisma, { domain: 'every-queue.myshopify.com' });
+    const past = new Date(Date.now() - 60_000);
+    for (let i = 0; i < 40; i++) {
+      const tracker = await createTracker(db.prisma, shop.id, {
+        trackingNumber: `EVERY${i}`,
+        remote: 'present',
+        nextPollAt: past,
+      });
+      await db.prisma.webhookDelivery.create({
+        data: {
+          shopDomain: shop.domain,
+          topic: 'orders/cancelled',
+          eventId: `e${i}`,
+          webhookId: `w${i}`,
+          payload: '{}',
+          nextAttemptAt: past,
+        },
+      });
+      await db.prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: shop.id,
+          trackerId: tracker.id,
+          fulfillmentId: `f${i}`,
+          status: 'IN_TRANSIT',
+          happenedAt: past,
+          nextAttemptAt: past,
+        },
+      });
+    }
+    for (let i = 0; i < 40; i++) {
+      const other = await createShop(db.prisma, { domain: `every-queue-${i}.myshopify.com` });
+      await db.prisma.backfillJob.create({ data: { shopId: other.id, days: 7 } });
+    }
+    for (const queue of allQueues) {
+      const a = createLeaseHolder(db.prisma, queue, { owner: 'worker-a' });
+      const b = createLeaseHolder(other.prisma, queue, { owner: 'worker-b' });
+      const due = await db.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT COUNT(*) AS n FROM "${queue.table}"`,
+      );
+      const [x, y] = await Promise.all([
+        a.claim(25, { perGroupMax: 100 }),
+        b.claim(25, { perGroupMax: 100 }),
+      ]);
+      const taken = [...x, ...y];
+      expect(new Set(taken).size, queue.name).toBe(taken.length);
+      expect(
+        [x.length, y.length].sort((m, n) => m - n),
+        queue.name,
+      ).toEqual([15, 25]);
+      expect(taken.length, queue.name).toBe(Math.min(50, Number(due[0]!.n)));
+      await a.close();
+      await b.close();
     }
   });
 });
