@@ -1,7 +1,8 @@
 /**
  * Child processes of the bench: every one is started here, tracked, and killed at the end, on error and on
- * SIGINT / SIGTERM (see cleanup.ts). Children are Node processes run through tsx, like the app in production
- * (`node --import tsx src/app/main.ts`), configured only through their environment.
+ * SIGINT / SIGTERM (see cleanup.ts). Children are Node processes run from source through tsx
+ * (`node --import tsx src/app/main.ts`; production runs the same code compiled, `node dist/app/main.js`),
+ * configured only through their environment.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';

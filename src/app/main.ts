@@ -1,4 +1,7 @@
-/** `npm start`: the production entry. Config from the environment; web + worker unless --role says otherwise. */
+/**
+ * The production entry: `npm start` runs it compiled (`node dist/app/main.js`, after `npm run build`).
+ * Config from the environment; web + worker unless --role says otherwise.
+ */
 import { ConfigError, loadAppConfig, loadDotEnvFile } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startRuntime } from './runtime.js';

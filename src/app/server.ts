@@ -27,7 +27,10 @@ export interface AppDeps {
   sessionTokenMaxLifetimeS?: number;
 }
 
-/** The page: index.html and its assets. */
+/**
+ * The page: index.html and its assets, beside this module's folder: src/ui/public when run from source,
+ * dist/ui/public when compiled (`npm run build` copies the folder there).
+ */
 export const publicDir = fileURLToPath(new URL('../ui/public/', import.meta.url));
 
 /** index.html is never stored; the assets keep their names across releases (no build step), so they are

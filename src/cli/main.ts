@@ -1,5 +1,6 @@
 /**
- * `npm run cli -- <command> [flags]`: the operator CLI. Configuration as for the app (env and `.env`); on a
+ * `npm run cli -- <command> [flags]` (from source) or `node dist/cli/main.js <command> [flags]` (compiled, in
+ * production): the operator CLI. Configuration as for the app (env and `.env`); on a
  * development machine (NODE_ENV not production) also the settings `npm run dev` wrote (`.env.development`,
  * or DEV_ENV_FILE), so the CLI works on the running dev setup with nothing to set. The real environment
  * and `.env` win over them.
