@@ -139,6 +139,11 @@ const appEnv = z
     WORKER_LEASE_RENEW_MS: z.coerce.number().int().min(100).max(300_000).optional(),
     /** How long one request to the tracking service may take. */
     TRACKING_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** GET /metrics on its own listener at this port (bound to METRICS_HOST). Unset: no such listener. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /** GET /metrics on the app's port, only with `Authorization: Bearer <METRICS_TOKEN>`. Unset: no such route. */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   })
   .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
     message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
@@ -158,6 +163,8 @@ export interface AppConfig {
   workerConcurrency: number;
   lease: { leaseMs: number; renewEveryMs: number };
   trackingTimeoutMs: number;
+  /** Where GET /metrics is served: its own listener and/or the app's port behind a token; neither by default. */
+  metrics: { port: number | null; host: string; token: string | null };
 }
 
 export function loadAppConfig(env: Env = process.env): AppConfig {
@@ -177,6 +184,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       renewEveryMs: e.WORKER_LEASE_RENEW_MS ?? Math.floor(e.WORKER_LEASE_MS / 3),
     },
     trackingTimeoutMs: e.TRACKING_TIMEOUT_MS,
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
   };
 }
 

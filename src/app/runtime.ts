@@ -19,10 +19,14 @@ import { createTrackingClient, type TrackingClient } from '../tracking/client.js
 import type { FetchLike } from '../tracking/request.js';
 import { createReadinessCheck } from './readiness.js';
 import { createApp } from './server.js';
+import { databaseGauges, startMetricsServer } from '../observability/metrics-route.js';
+import { setDatabaseGauges } from '../observability/metrics.js';
 
 export interface Runtime {
   /** The web server's base URL, when this process serves HTTP. */
   url: string | null;
+  /** GET /metrics on its own listener (METRICS_PORT), when configured. */
+  metricsUrl: string | null;
   db: Database;
   shops: ShopRepository;
   carriers: CarrierRepository;
@@ -107,6 +111,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),
       sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
+      metricsToken: config.metrics.token,
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');
@@ -116,11 +121,18 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     url = `http://${host}:${port}`;
     logger.info({ url, role: config.role }, 'listening');
   }
+  setDatabaseGauges(databaseGauges(db.prisma));
+  const metricsServer =
+    config.metrics.port === null
+      ? null
+      : await startMetricsServer({ host: config.metrics.host, port: config.metrics.port });
+  if (metricsServer) logger.info({ url: metricsServer.url }, 'metrics listening');
   worker?.start();
 
   let closing: Promise<void> | null = null;
   return {
     url,
+    metricsUrl: metricsServer?.url ?? null,
     db,
     shops,
     carriers,
@@ -135,7 +147,9 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
           await closed;
           clearTimeout(timer);
         }
+        await metricsServer?.close();
         await worker?.stop();
+        setDatabaseGauges(null);
         await db.close();
       })();
       return closing;

@@ -10,6 +10,7 @@ import type { TrackingClient } from '../tracking/client.js';
 import { createPageApi } from '../ui/api/router.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
+import { metricsWithToken } from '../observability/metrics-route.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -25,6 +26,8 @@ export interface AppDeps {
   onDeliveryRecorded?: () => void;
   /** Longest session token accepted; only `npm run dev` raises it (its page's launch token). */
   sessionTokenMaxLifetimeS?: number;
+  /** GET /metrics on this port behind this bearer token (METRICS_TOKEN); without it, no such route. */
+  metricsToken?: string | null;
 }
 
 /**
@@ -50,6 +53,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  if (deps.metricsToken) app.get('/metrics', metricsWithToken(deps.metricsToken));
   app.get('/readyz', async (_req, res) => {
     const readiness = await deps.readiness();
     res

@@ -1,15 +1,113 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * The app's metrics, in one prom-client registry per process (exposed for scraping by a later route; tests
- * read it directly). Counters rather than log lines for what the open internet can cause at will, so that
- * noise costs a number, not a log line.
+ * The app's metrics, in one prom-client registry per process, served at GET /metrics in the Prometheus
+ * text format (src/observability/metrics-route.ts; not public by default). Counters rather than log lines
+ * for what the open internet can cause at will, so that noise costs a number, not a log line. Gauges that
+ * describe the database (queue depth, trackers by state, paused shops) are read when scraped.
  */
 export const metricsRegistry = new Registry();
+
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'tracksync_' });
 
 export const webhooksRefused = new Counter({
   name: 'tracksync_webhooks_refused_total',
   help: 'Webhook deliveries refused at intake, by reason (bad signature, headers, body, topic, shop).',
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
+});
+
+export const webhooksReceived = new Counter({
+  name: 'tracksync_webhooks_received_total',
+  help: 'Webhook deliveries answered at intake, by topic and outcome (recorded, duplicate, refused, error).',
+  labelNames: ['topic', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const intakeSeconds = new Histogram({
+  name: 'tracksync_webhook_intake_seconds',
+  help: 'Time from a webhook request to its answer.',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export const serviceCalls = new Counter({
+  name: 'tracksync_tracking_service_calls_total',
+  help: 'Calls to the tracking service, by operation and outcome (ok or the error reason).',
+  labelNames: ['operation', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const serviceCallSeconds = new Histogram({
+  name: 'tracksync_tracking_service_call_seconds',
+  help: 'Time a call to the tracking service took, retries included, by operation.',
+  labelNames: ['operation'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export const storeWrites = new Counter({
+  name: 'tracksync_store_writes_total',
+  help: 'Fulfilment events written to stores, by outcome (sent, already_there, retry, rejected, access, skipped).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** What the scrape reads from the database; set by the route with the process's database. */
+export interface DatabaseGauges {
+  queues(): Promise<{ queue: string; due: number; oldestDueAgeS: number }[]>;
+  trackersByState(): Promise<{ syncState: string; count: number }[]>;
+  pausedShops(): Promise<{ reason: string; count: number }[]>;
+}
+
+let databaseGauges: DatabaseGauges | null = null;
+
+/** The database the scrape-time gauges read (one per process: the runtime's). */
+export function setDatabaseGauges(gauges: DatabaseGauges | null): void {
+  databaseGauges = gauges;
+}
+
+new Gauge({
+  name: 'tracksync_queue_due',
+  help: 'Rows due now and not leased, per work queue.',
+  labelNames: ['queue'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const q of (await databaseGauges?.queues()) ?? []) this.set({ queue: q.queue }, q.due);
+  },
+});
+
+new Gauge({
+  name: 'tracksync_queue_oldest_due_seconds',
+  help: 'How long the oldest due row of each work queue has waited.',
+  labelNames: ['queue'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const q of (await databaseGauges?.queues()) ?? []) this.set({ queue: q.queue }, q.oldestDueAgeS);
+  },
+});
+
+new Gauge({
+  name: 'tracksync_trackers',
+  help: 'Trackers by sync state (pending, synced, failed, dead).',
+  labelNames: ['sync_state'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const s of (await databaseGauges?.trackersByState()) ?? [])
+      this.set({ sync_state: s.syncState }, s.count);
+  },
+});
+
+new Gauge({
+  name: 'tracksync_shops_paused',
+  help: 'Shops whose tracker work is held, by reason.',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const s of (await databaseGauges?.pausedShops()) ?? []) this.set({ reason: s.reason }, s.count);
+  },
 });

@@ -4,6 +4,7 @@ import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
 import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
+import { storeWrites } from '../observability/metrics.js';
 
 /**
  * Writes queued status changes (StoreFulfillmentEvent rows) to the store as fulfilment events, once each.
@@ -148,6 +149,7 @@ async function postClaimed(
             : 'writing to the store is turned off',
       });
       stats.skipped++;
+      storeWrites.inc({ outcome: 'skipped' });
       continue;
     }
     const before = stats.retried;
@@ -183,6 +185,7 @@ async function postOne(
     if (found.value) {
       await finish(deps, token, row.id, { state: 'sent', error: null });
       stats.alreadyThere++;
+      storeWrites.inc({ outcome: 'already_there' });
       return;
     }
   }
@@ -207,6 +210,7 @@ async function postOne(
   }
   await finish(deps, token, row.id, { state: 'sent', storeEventId: created.value.id, error: null });
   stats.sent++;
+  storeWrites.inc({ outcome: 'sent' });
 }
 
 async function failure(
@@ -224,6 +228,7 @@ async function failure(
   ) {
     await finish(deps, token, row.id, { state: 'failed', error: result.message.slice(0, 500), attempts });
     stats.failed++;
+    storeWrites.inc({ outcome: 'failed' });
     deps.logger.warn(
       { storeEventId: row.id, reason: result.kind },
       'fulfilment event not written to the store',
@@ -242,6 +247,7 @@ async function failure(
     ),
   });
   stats.retried++;
+  storeWrites.inc({ outcome: 'retry' });
 }
 
 async function finish(

@@ -358,6 +358,15 @@ async function flushBatch(
     });
     if (count === ids.length) {
       leases.forget(ids);
+      logOutcomes(
+        deps,
+        kind.rows,
+        kind.createCall
+          ? 'tracker created'
+          : kind.remote === 'present'
+            ? 'tracker found at the service'
+            : 'tracker deleted',
+      );
       continue;
     }
     // A store event changed what some of them want while the call was out: the per-row path works out
@@ -486,7 +495,18 @@ function isNotFound(error: TrackingError): boolean {
 }
 
 async function afterSuccess(deps: ReconcilerDeps, tracker: ClaimedTracker): Promise<void> {
-  if (tracker.shop.pausedAt) await deps.shops.resumeAfterProbe(tracker.shopId);
+  if (!tracker.shop.pausedAt) return;
+  await deps.shops.resumeAfterProbe(tracker.shopId);
+  deps.logger.info(
+    { shop: tracker.shop.domain, was: tracker.shop.pausedReason },
+    'shop resumed: its probe went through',
+  );
+}
+
+/** One info line per tracker whose state changed (ids and the shop only: no key, no customer data). */
+function logOutcomes(deps: ReconcilerDeps, rows: readonly ClaimedTracker[], message: string): void {
+  for (const t of rows)
+    deps.logger.info({ trackerId: t.id, shop: t.shop.domain, provider: t.provider }, message);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { serviceCalls, serviceCallSeconds } from '../observability/metrics.js';
 import type { z } from 'zod';
 import { type Logger, silentLogger } from '../logger.js';
 import { createMessageIsFailure, httpStatusIsRetryable, reasonFromMessage } from './classify.js';
@@ -152,7 +153,9 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
       retryMode,
     };
     if (body !== undefined) request.body = body;
+    const stopTimer = serviceCallSeconds.startTimer({ operation });
     const outcome = await sendWithRetries(request, settings);
+    stopTimer();
     if (outcome.kind === 'response') noteDeprecation(operation, outcome.deprecation);
     if (outcome.kind === 'transport' || outcome.status >= 400) {
       logger.debug({ operation, outcome: describe(outcome) }, 'tracking service call failed');
@@ -165,6 +168,18 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
    * body goes through the operation's own schema and interpretation.
    */
   function interpret<S extends z.ZodType, T>(
+    operation: OperationName,
+    outcome: RawOutcome,
+    schema: S,
+    read: (body: z.output<S>, status: number) => { value: T } | { error: TrackingError },
+    secrets: string[],
+  ): TrackingResult<T> {
+    const result = interpretOutcome(operation, outcome, schema, read, secrets);
+    serviceCalls.inc({ operation, outcome: result.ok ? 'ok' : result.error.reason });
+    return result;
+  }
+
+  function interpretOutcome<S extends z.ZodType, T>(
     operation: OperationName,
     outcome: RawOutcome,
     schema: S,

@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import type { Request, Response } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import { webhooksRefused } from '../observability/metrics.js';
+import { intakeSeconds, webhooksReceived, webhooksRefused } from '../observability/metrics.js';
 import { recordDelivery } from './record-delivery.js';
 import { httpStatusFor, verifyWebhook } from './verify.js';
 
@@ -22,24 +22,43 @@ export interface WebhookRouteDeps {
  */
 export function webhookRoute(deps: WebhookRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const verification = verifyWebhook(deps.shopify, req, rawBody);
-    if (!verification.ok) {
-      // Anyone on the internet can cause these: counted, and logged only at debug.
-      webhooksRefused.inc({ reason: verification.reason });
-      deps.logger.debug({ reason: verification.reason, detail: verification.detail }, 'webhook refused');
-      res
-        .status(httpStatusFor(verification.reason))
-        .json({ error: verification.reason, detail: verification.detail });
-      return;
+    const timer = intakeSeconds.startTimer();
+    try {
+      await answer(deps, req, res);
+    } finally {
+      timer();
     }
-    const { delivery } = verification;
-    const result = await recordDelivery(deps.prisma, delivery);
-    if (result.kind === 'recorded') deps.onRecorded?.();
-    deps.logger.debug(
-      { topic: delivery.topic, shop: delivery.shopDomain, eventId: delivery.eventId, result: result.kind },
-      'webhook received',
-    );
-    res.status(200).json({ ok: true, duplicate: result.kind === 'duplicate' });
   };
+}
+
+async function answer(deps: WebhookRouteDeps, req: Request, res: Response): Promise<void> {
+  const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const verification = verifyWebhook(deps.shopify, req, rawBody);
+  if (!verification.ok) {
+    // Anyone on the internet can cause these: counted, and logged only at debug.
+    webhooksRefused.inc({ reason: verification.reason });
+    // The topic header is not trusted here (anyone can send any): refusals are counted under one label.
+    webhooksReceived.inc({ topic: 'refused', outcome: verification.reason });
+    deps.logger.debug({ reason: verification.reason, detail: verification.detail }, 'webhook refused');
+    res
+      .status(httpStatusFor(verification.reason))
+      .json({ error: verification.reason, detail: verification.detail });
+    return;
+  }
+  const { delivery } = verification;
+  let result: Awaited<ReturnType<typeof recordDelivery>>;
+  try {
+    result = await recordDelivery(deps.prisma, delivery);
+  } catch (error) {
+    webhooksReceived.inc({ topic: delivery.topic, outcome: 'error' });
+    throw error;
+  }
+  webhooksReceived.inc({ topic: delivery.topic, outcome: result.kind });
+  if (result.kind === 'recorded') deps.onRecorded?.();
+  // A new delivery is a state change (info); a platform retry of one already stored is noise (debug).
+  deps.logger[result.kind === 'recorded' ? 'info' : 'debug'](
+    { topic: delivery.topic, shop: delivery.shopDomain, eventId: delivery.eventId, result: result.kind },
+    'webhook received',
+  );
+  res.status(200).json({ ok: true, duplicate: result.kind === 'duplicate' });
 }

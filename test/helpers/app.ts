@@ -41,6 +41,7 @@ export function testConfig(
     workerConcurrency: 8,
     lease: { leaseMs: 15_000, renewEveryMs: 5_000 },
     trackingTimeoutMs: 10_000,
+    metrics: { port: null, host: '127.0.0.1', token: null },
     ...overrides,
   };
 }
@@ -55,8 +56,8 @@ export async function startTestApp(
     connect?: boolean;
     config?: Partial<AppConfig>;
     emulator?: TestEmulator;
-    /** Extra runtime options (reconciler backoff, client timeout, …) over the test defaults. */
-    runtime?: Partial<Omit<RuntimeOptions, 'logger'>>;
+    /** Extra runtime options (reconciler backoff, client timeout, a logger, …) over the test defaults. */
+    runtime?: Partial<RuntimeOptions>;
   } = {},
 ): Promise<TestApp> {
   const emulator =
