@@ -126,6 +126,14 @@ async function main(cleanup: Cleanup): Promise<number> {
   const prepareDrains = () =>
     Promise.all([
       prepareDrain({ ...drainCommon, name: 'sqlite', provider: 'sqlite', role: 'all', processes: 1 }),
+      prepareDrain({
+        ...drainCommon,
+        name: 'sqlite64',
+        provider: 'sqlite',
+        role: 'all',
+        processes: 1,
+        workerConcurrency: 64,
+      }),
       prepareDrain({ ...drainCommon, name: 'pg1', provider: 'postgresql', role: 'worker', processes: 1 }),
       prepareDrain({ ...drainCommon, name: 'pg2', provider: 'postgresql', role: 'worker', processes: 2 }),
     ]);
@@ -150,14 +158,20 @@ async function main(cleanup: Cleanup): Promise<number> {
     progress('preparing the drains (fresh database, shops connected, app processes started and idle)…');
     drains = prepareDrains();
   }
-  const [sqliteDrain, pg1Drain, pg2Drain] = await drains;
+  const [sqliteDrain, sqlite64Drain, pg1Drain, pg2Drain] = await drains;
   const sqlite = await sqliteDrain!.run();
+  const sqlite64 = await sqlite64Drain!.run();
   const pg1 = await pg1Drain!.run();
   const pg2 = await pg2Drain!.run();
-  const drainResults = { sqlite, pg1, pg2 };
+  const drainResults = { sqlite, sqlite64, pg1, pg2 };
   await emulator.child.stop();
 
-  const all = figures(intake, drainResults);
+  const all = figures(intake, drainResults, {
+    inFlight: workerConcurrency ?? 16,
+    inFlight64: 64,
+    latencyMs: params.drain.latencyMs,
+    idle: busyBefore !== null && busyBefore <= 10,
+  });
   const targetList = targets(all);
   const problems = integrityProblems(intake, drainResults);
   const notes = warnings(intake, drainResults);
@@ -180,7 +194,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   );
   for (const line of cpu) write(`  ${line}`);
   write('tracker rows at the end (by sync state):');
-  for (const d of [sqlite, pg1, pg2]) write(`  ${d.name}: ${JSON.stringify(d.trackerRows)}`);
+  for (const d of [sqlite, sqlite64, pg1, pg2]) write(`  ${d.name}: ${JSON.stringify(d.trackerRows)}`);
   write('');
   write('targets:');
   for (const t of targetList) write(`  ${t.met ? 'met    ' : 'NOT MET'}  ${t.what}: ${t.measured}`);

@@ -17,6 +17,35 @@ describe('loadAppConfig', () => {
     expect(config.shopify.apiSecret).toBe('super-secret-value');
   });
 
+  it('leases, service timeout and metrics: defaults, settings, and what is refused', () => {
+    expect(loadAppConfig(valid)).toMatchObject({
+      lease: { leaseMs: 15_000, renewEveryMs: 5_000 },
+      trackingTimeoutMs: 10_000,
+      metrics: { port: null, host: '127.0.0.1', token: null },
+    });
+    expect(
+      loadAppConfig({
+        ...valid,
+        WORKER_LEASE_MS: '6000',
+        TRACKING_TIMEOUT_MS: '2500',
+        METRICS_PORT: '9464',
+        METRICS_TOKEN: 'a-token-of-16-chars',
+      }),
+    ).toMatchObject({
+      lease: { leaseMs: 6_000, renewEveryMs: 2_000 },
+      trackingTimeoutMs: 2_500,
+      metrics: { port: 9464, host: '127.0.0.1', token: 'a-token-of-16-chars' },
+    });
+    // A renewal must come at least twice per lease, so one late renewal does not lose it.
+    expect(() => loadAppConfig({ ...valid, WORKER_LEASE_MS: '6000', WORKER_LEASE_RENEW_MS: '4000' })).toThrow(
+      /WORKER_LEASE_RENEW_MS: must be at most half of WORKER_LEASE_MS/,
+    );
+    expect(() => loadAppConfig({ ...valid, WORKER_LEASE_MS: '500' })).toThrow(/WORKER_LEASE_MS/);
+    expect(() => loadAppConfig({ ...valid, METRICS_TOKEN: 'short' })).toThrow(
+      /METRICS_TOKEN: must be at least 16 characters/,
+    );
+  });
+
   it('names every bad variable and never prints a value', () => {
     const attempt = () =>
       loadAppConfig({

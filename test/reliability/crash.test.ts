@@ -43,8 +43,10 @@ import {
  */
 
 const provider = defaultTestProvider();
-/** The app's tracker lease (reconciler defaultLeaseMs): work leased by the dead process waits this long. */
-const deadLeaseMs = 120_000;
+/** The app's lease (WORKER_LEASE_MS default): work leased by the dead process waits at most this long. */
+const deadLeaseMs = 15_000;
+/** Every acknowledged delivery's trackers are at the service within this long after the restart. */
+const recoveryBudgetMs = 45_000;
 /** Added to every create until the kill, so that some are in flight when it comes. */
 const burstCreateLatencyMs = 100;
 /** Once half are acknowledged, how long the kill may wait for a moment with creates in flight. */
@@ -168,7 +170,18 @@ describe(`kill -9 mid-burst (${provider})`, () => {
       ).toEqual([]);
 
       // 3. Restart at the same address; the platform re-sends whatever it got no 2xx for.
+      const restartAt = Date.now();
       const second = await startAppProcess('all', env, port);
+      // Watched while the rest is re-sent: when is the last tracker of an acknowledged delivery there?
+      const ackedWanted = [...wantedTrackers(ackedBeforeKill).keys()];
+      const ackedRecovered = (async () => {
+        while (Date.now() - restartAt < recoveryBudgetMs + 120_000) {
+          const remote = await remoteKeys(emulator.control, shop.appName);
+          if (missingFrom(ackedWanted, remote, 1).length === 0) return Date.now() - restartAt;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return null;
+      })();
       const resendOutcomes: PostOutcome[][] = [];
       await forEachConcurrently(notAcked, burstConcurrency, async (delivery) => {
         resendOutcomes.push(await deliverUntilAcked(second.url!, delivery));
@@ -213,6 +226,11 @@ describe(`kill -9 mid-burst (${provider})`, () => {
       figures.set('get calls (look-ups of unknown outcomes)', gets.calls.length);
       figures.set('failures (failed/dead)', failures.length);
       figures.set('settled after the restart in', seconds(settleMs));
+      const recoveredMs = await ackedRecovered;
+      figures.set(
+        'acknowledged before the kill: every tracker at the service after the restart in',
+        recoveredMs === null ? 'never' : seconds(recoveredMs),
+      );
 
       // One row per delivery, all processed.
       expect(stored).toHaveLength(total);
@@ -237,5 +255,8 @@ describe(`kill -9 mid-burst (${provider})`, () => {
       ).toEqual([]);
       expect(missingFrom(creates.byKey.keys(), new Set(wanted.keys()))).toEqual([]);
       expect(creates.calls).toHaveLength(wanted.size);
+      // Recovery in seconds: the dead process's leases ran out and its work was taken over.
+      expect(recoveredMs, 'trackers of acknowledged deliveries still missing').not.toBeNull();
+      expect(recoveredMs!).toBeLessThanOrEqual(recoveryBudgetMs);
     }));
 });
