@@ -1,5 +1,7 @@
+import { columnTypes } from '../generated/column-types.js';
+import type { Prisma } from '../generated/sqlite/client.js';
 import type { DatabaseClient, Tx } from './client.js';
-import type { DatabaseProvider } from './provider.js';
+import { providerOf } from './provider-of.js';
 
 /**
  * Many rows in one INSERT. Prisma's createMany costs about a millisecond per row here (its query plan is
@@ -11,6 +13,15 @@ import type { DatabaseProvider } from './provider.js';
 
 export type ColumnType = 'text' | 'int' | 'bool' | 'timestamp';
 export type CellValue = string | number | boolean | Date | null;
+
+/** The tables written in bulk, and the row each takes: Prisma's own create input for the model. */
+export interface BulkRows {
+  WebhookDelivery: Prisma.WebhookDeliveryCreateManyInput;
+  Fulfillment: Prisma.FulfillmentCreateManyInput;
+  Tracker: Prisma.TrackerCreateManyInput;
+  TrackingLine: Prisma.TrackingLineCreateManyInput;
+  StoreFulfillmentEvent: Prisma.StoreFulfillmentEventCreateManyInput;
+}
 
 const pgCast: Record<ColumnType, string> = {
   text: 'text',
@@ -27,24 +38,32 @@ export interface InsertOptions {
   skipConflictsOn?: readonly string[];
 }
 
-/** Inserts the rows; returns the ids (column `id`) of the rows actually written. */
-export async function insertRows(
+/**
+ * Inserts the rows; returns the ids (column `id`) of the rows actually written. The columns are the keys the
+ * rows give (every row the same ones), their types the schema's (src/generated/column-types.ts).
+ */
+export async function insertRows<T extends keyof BulkRows>(
   db: DatabaseClient | Tx,
-  provider: DatabaseProvider,
-  table: string,
-  columns: Readonly<Record<string, ColumnType>>,
-  rows: readonly Record<string, CellValue>[],
+  table: T,
+  rows: readonly BulkRows[T][],
   options: InsertOptions = {},
 ): Promise<string[]> {
-  const names = Object.keys(columns);
+  if (rows.length === 0) return [];
+  const provider = providerOf(db);
+  const types: Readonly<Record<string, ColumnType>> = columnTypes[table];
+  const names = Object.keys(rows[0]!);
+  for (const name of names) {
+    if (!types[name]) throw new Error(`${table} has no column ${name}`);
+  }
   const written: string[] = [];
   for (let start = 0; start < rows.length; start += chunkRows) {
     const chunk = rows.slice(start, start + chunkRows);
     const params: unknown[] = [];
     const tuples = chunk.map((row) => {
+      const record = row as Record<string, CellValue | undefined>;
       const cells = names.map((name) => {
-        params.push(toParam(row[name] ?? null, columns[name]!, provider));
-        return provider === 'postgresql' ? `$${params.length}::${pgCast[columns[name]!]}` : '?';
+        params.push(toParam(record[name] ?? null, types[name]!, provider));
+        return provider === 'postgresql' ? `$${params.length}::${pgCast[types[name]!]}` : '?';
       });
       return `(${cells.join(', ')})`;
     });

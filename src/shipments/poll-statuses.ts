@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { providerOf } from '../db/provider-of.js';
 import type { DatabaseClient } from '../db/client.js';
 import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
 import { statusPollQueue } from '../db/queues.js';
@@ -251,36 +250,11 @@ async function queueStoreEvents(
       updatedAt: now,
     })),
   );
-  const written = await insertRows(
-    deps.prisma,
-    providerOf(deps.prisma),
-    'StoreFulfillmentEvent',
-    storeEventColumns,
-    rows,
-    {
-      skipConflictsOn: ['trackerId', 'fulfillmentId', 'status', 'happenedAt'],
-    },
-  );
+  const written = await insertRows(deps.prisma, 'StoreFulfillmentEvent', rows, {
+    skipConflictsOn: ['trackerId', 'fulfillmentId', 'status', 'happenedAt'],
+  });
   return written.length;
 }
-
-const storeEventColumns = {
-  id: 'text',
-  shopId: 'text',
-  trackerId: 'text',
-  fulfillmentId: 'text',
-  status: 'text',
-  happenedAt: 'timestamp',
-  message: 'text',
-  city: 'text',
-  province: 'text',
-  country: 'text',
-  zip: 'text',
-  estimatedDeliveryAt: 'timestamp',
-  nextAttemptAt: 'timestamp',
-  createdAt: 'timestamp',
-  updatedAt: 'timestamp',
-} as const;
 
 async function failed(
   deps: PollDeps,

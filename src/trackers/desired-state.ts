@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
-import { providerOf } from '../db/provider-of.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { DatabaseProvider } from '../db/provider.js';
-import type { Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
+import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
 
 /**
@@ -52,7 +50,6 @@ export async function applyFulfillment(
   fulfillment: FulfillmentPayload,
   match: MatchContext,
 ): Promise<ApplyOutcome> {
-  const provider = providerOf(tx);
   await lockShop(tx, shop.id);
   const key = { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } };
   const existing = await tx.fulfillment.findUnique({ where: key });
@@ -154,23 +151,9 @@ export async function applyFulfillment(
         trackerIds.set(trackingNumber, id);
         const born = freshNumbers.has(trackingNumber) && active;
         if (freshNumbers.has(trackingNumber)) created.add(id);
-        return {
-          id,
-          createdAt: now,
-          updatedAt: now,
-          nextAttemptAt: now,
-          shopId: shop.id,
-          trackingNumber,
-          provider: slug,
-          orderKey: orderKeyFor(shop, fulfillment.orderId, fulfillment.orderName),
-          postalCode: fulfillment.postalCode,
-          destinationCountry: fulfillment.destinationCountry,
-          desired: born ? 'active' : 'removed',
-          remote: 'absent',
-          syncState: born ? 'pending' : 'synced',
-        };
+        return newTrackerRow(shop, { ...fulfillment, trackingNumber }, slug, born, now, id);
       });
-    await insertRows(tx, provider, 'Tracker', trackerColumns, rows);
+    await insertRows(tx, 'Tracker', rows);
   }
   for (const n of fresh) {
     const id = trackerIds.get(n);
@@ -181,9 +164,7 @@ export async function applyFulfillment(
   // New numbers: their lines, written once, already pointing at their trackers.
   await insertRows(
     tx,
-    provider,
     'TrackingLine',
-    lineColumns,
     fresh.map((trackingNumber) => ({
       id: randomUUID(),
       createdAt: now,
@@ -276,7 +257,7 @@ export async function remapLines(
  * wrote. Without it two workers could each read the state from before the other's change, and an older
  * update (or a fulfilment racing its order's cancellation) could win.
  */
-async function lockShop(tx: Tx, shopId: string): Promise<void> {
+export async function lockShop(tx: Tx, shopId: string): Promise<void> {
   await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
 }
 
@@ -309,18 +290,8 @@ async function resolveLine(
         },
       },
       update: {},
-      create: {
-        shopId: shop.id,
-        trackingNumber: line.trackingNumber,
-        provider: slug,
-        orderKey: orderKeyFor(shop, line.orderId, line.orderName),
-        postalCode: line.postalCode,
-        destinationCountry: line.destinationCountry,
-        // Born removed and in sync; recompute() turns it active (and pending) when a line wants it.
-        desired: 'removed',
-        remote: 'absent',
-        syncState: 'synced',
-      },
+      // Born removed and in sync; recompute() turns it active (and pending) when a line wants it.
+      create: newTrackerRow(shop, line, slug, false),
       select: { id: true },
     });
     trackerId = tracker.id;
@@ -329,6 +300,42 @@ async function resolveLine(
     await tx.trackingLine.update({ where: { id: line.id }, data: { trackerId } });
   }
   return trackerId;
+}
+
+/**
+ * The one way a tracker row is born, on every path (a fulfilment applied one at a time, in bulk, or a
+ * line matched later): not at the service yet; wanted (`active`, so pending) or not yet (`removed`, in
+ * sync) as its caller knows.
+ */
+export function newTrackerRow(
+  shop: Pick<Shop, 'id' | 'orderIdSource'>,
+  source: {
+    trackingNumber: string;
+    orderId: string;
+    orderName: string | null;
+    postalCode: string | null;
+    destinationCountry: string | null;
+  },
+  provider: string,
+  wanted: boolean,
+  now: Date = new Date(),
+  id: string = randomUUID(),
+) {
+  return {
+    id,
+    createdAt: now,
+    updatedAt: now,
+    nextAttemptAt: now,
+    shopId: shop.id,
+    trackingNumber: source.trackingNumber,
+    provider,
+    orderKey: orderKeyFor(shop, source.orderId, source.orderName),
+    postalCode: source.postalCode,
+    destinationCountry: source.destinationCountry,
+    desired: wanted ? 'active' : 'removed',
+    remote: 'absent',
+    syncState: wanted ? 'pending' : 'synced',
+  } satisfies Prisma.TrackerCreateManyInput;
 }
 
 export function inSync(desired: string, remote: string): boolean {
@@ -433,180 +440,3 @@ async function writeDerived(
   });
   return count === 1;
 }
-
-/**
- * The busy-day path: many first-seen fulfilments of one shop applied with a handful of set-based
- * statements instead of a dozen statements each. Only fulfilments whose outcome cannot depend on anything
- * else are taken: never recorded before, not cancelled, their order not cancelled, each fulfilment and each
- * tracker key once in the batch, and no tracker row for any of their numbers yet. For those,
- * {@link applyFulfillment} would create the fulfilment, one line per number and a fresh tracker per
- * number, exactly as here. Everything else is left for applyFulfillment, one at a time.
- *
- * Runs in the caller's transaction; returns the indexes (into `fulfillments`) it applied, with their
- * outcomes.
- */
-export async function applyNewFulfillments(
-  tx: Tx,
-  shop: Shop,
-  fulfillments: readonly FulfillmentPayload[],
-  match: MatchContext,
-  provider: DatabaseProvider,
-): Promise<Map<number, ApplyOutcome>> {
-  const applied = new Map<number, ApplyOutcome>();
-  if (fulfillments.length === 0) return applied;
-  await lockShop(tx, shop.id);
-
-  const seenFulfilments = new Map<string, number>();
-  for (const f of fulfillments)
-    seenFulfilments.set(f.fulfillmentId, (seenFulfilments.get(f.fulfillmentId) ?? 0) + 1);
-  const known = await tx.fulfillment.findMany({
-    where: { shopId: shop.id, fulfillmentId: { in: [...seenFulfilments.keys()] } },
-    select: { fulfillmentId: true },
-  });
-  const cancelledOrders = await tx.cancelledOrder.findMany({
-    where: { shopId: shop.id, orderId: { in: [...new Set(fulfillments.map((f) => f.orderId))] } },
-    select: { orderId: true },
-  });
-  const knownIds = new Set(known.map((k) => k.fulfillmentId));
-  const cancelledIds = new Set(cancelledOrders.map((c) => c.orderId));
-
-  type Planned = { index: number; numbers: { trackingNumber: string; slug: string | null }[] };
-  const candidates: Planned[] = [];
-  fulfillments.forEach((f, index) => {
-    if (seenFulfilments.get(f.fulfillmentId) !== 1 || knownIds.has(f.fulfillmentId)) return;
-    if (isCancelledStatus(f.status) || cancelledIds.has(f.orderId)) return;
-    if (new Set(f.trackingNumbers).size !== f.trackingNumbers.length) return;
-    const { slug } = match.matcher.match(f.carrierName, match.overrides);
-    candidates.push({
-      index,
-      numbers: f.trackingNumbers.map((trackingNumber) => ({ trackingNumber, slug })),
-    });
-  });
-
-  // A tracker key wanted twice in the batch, or already held by a row, goes the careful way.
-  const keyOf = (n: { trackingNumber: string; slug: string | null }) => `${n.slug}\u0000${n.trackingNumber}`;
-  const keyCount = new Map<string, number>();
-  for (const c of candidates)
-    for (const n of c.numbers) if (n.slug) keyCount.set(keyOf(n), (keyCount.get(keyOf(n)) ?? 0) + 1);
-  const numbers = [...new Set(candidates.flatMap((c) => c.numbers.map((n) => n.trackingNumber)))];
-  const existingTrackers =
-    numbers.length === 0
-      ? []
-      : await tx.tracker.findMany({
-          where: { shopId: shop.id, trackingNumber: { in: numbers } },
-          select: { trackingNumber: true, provider: true },
-        });
-  const taken = new Set(
-    existingTrackers.map((t) => keyOf({ trackingNumber: t.trackingNumber, slug: t.provider })),
-  );
-  const planned = candidates.filter((c) =>
-    c.numbers.every((n) => !n.slug || (keyCount.get(keyOf(n)) === 1 && !taken.has(keyOf(n)))),
-  );
-  if (planned.length === 0) return applied;
-
-  const active = shop.createOnFulfillment;
-  const now = new Date();
-  const stamps = { createdAt: now, updatedAt: now };
-  const fulfillmentRows = [];
-  const trackerRows = [];
-  const lineRows = [];
-  for (const p of planned) {
-    const f = fulfillments[p.index]!;
-    fulfillmentRows.push({
-      id: randomUUID(),
-      ...stamps,
-      shopId: shop.id,
-      fulfillmentId: f.fulfillmentId,
-      orderId: f.orderId,
-      orderName: f.orderName,
-      status: f.status,
-      carrierName: f.carrierName,
-      sourceUpdatedAt: f.updatedAt ?? new Date(0),
-    });
-    const carrierKey = f.carrierName ? normaliseCarrierName(f.carrierName) || null : null;
-    let made = 0;
-    let waiting = 0;
-    for (const n of p.numbers) {
-      let trackerId: string | null = null;
-      if (n.slug) {
-        trackerId = randomUUID();
-        made++;
-        trackerRows.push({
-          id: trackerId,
-          ...stamps,
-          nextAttemptAt: now,
-          shopId: shop.id,
-          trackingNumber: n.trackingNumber,
-          provider: n.slug,
-          orderKey: orderKeyFor(shop, f.orderId, f.orderName),
-          postalCode: f.postalCode,
-          destinationCountry: f.destinationCountry,
-          desired: active ? 'active' : 'removed',
-          remote: 'absent',
-          syncState: active ? 'pending' : 'synced',
-        });
-      } else if (active) {
-        waiting++;
-      }
-      lineRows.push({
-        id: randomUUID(),
-        ...stamps,
-        shopId: shop.id,
-        fulfillmentId: f.fulfillmentId,
-        orderId: f.orderId,
-        orderName: f.orderName,
-        trackingNumber: n.trackingNumber,
-        carrierName: f.carrierName,
-        carrierKey,
-        postalCode: f.postalCode,
-        destinationCountry: f.destinationCountry,
-        active,
-        trackerId,
-      });
-    }
-    applied.set(p.index, { kind: 'applied', trackersTouched: made, linesWaitingForCarrier: waiting });
-  }
-  await insertRows(tx, provider, 'Fulfillment', fulfillmentColumns, fulfillmentRows);
-  await insertRows(tx, provider, 'Tracker', trackerColumns, trackerRows);
-  await insertRows(tx, provider, 'TrackingLine', lineColumns, lineRows);
-  return applied;
-}
-
-const stampColumns = { id: 'text', createdAt: 'timestamp', updatedAt: 'timestamp' } as const;
-const fulfillmentColumns = {
-  ...stampColumns,
-  shopId: 'text',
-  fulfillmentId: 'text',
-  orderId: 'text',
-  orderName: 'text',
-  status: 'text',
-  carrierName: 'text',
-  sourceUpdatedAt: 'timestamp',
-} as const;
-const trackerColumns = {
-  ...stampColumns,
-  nextAttemptAt: 'timestamp',
-  shopId: 'text',
-  trackingNumber: 'text',
-  provider: 'text',
-  orderKey: 'text',
-  postalCode: 'text',
-  destinationCountry: 'text',
-  desired: 'text',
-  remote: 'text',
-  syncState: 'text',
-} as const;
-const lineColumns = {
-  ...stampColumns,
-  shopId: 'text',
-  fulfillmentId: 'text',
-  orderId: 'text',
-  orderName: 'text',
-  trackingNumber: 'text',
-  carrierName: 'text',
-  carrierKey: 'text',
-  postalCode: 'text',
-  destinationCountry: 'text',
-  active: 'bool',
-  trackerId: 'text',
-} as const;

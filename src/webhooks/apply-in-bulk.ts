@@ -1,13 +1,13 @@
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { providerOf } from '../db/provider-of.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
-import { applyNewFulfillments } from '../trackers/desired-state.js';
+import { applyNewFulfillments } from '../trackers/apply-new-fulfillments.js';
 import { describeRefusedNumbers, type FulfillmentPayload } from './payloads.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { markDeliveriesDone } from './delivery-done.js';
 import { checkTopicBody } from './topic-bodies.js';
 
 /**
@@ -61,7 +61,6 @@ export async function applyInBulk(
   // Without a matcher nothing can be applied here; the one-at-a-time path records the error per delivery.
   const matcher = await deps.carriers.matcher().catch(() => null);
   if (!matcher) return done;
-  const provider = providerOf(deps.prisma);
   for (const [domain, all] of byShop) {
     const cancelled = cancelling.get(domain);
     if (cancelled?.has('*') || otherTopics.has(domain)) continue;
@@ -90,22 +89,10 @@ export async function applyInBulk(
           shop,
           items.map((i) => i.fulfillment),
           match,
-          provider,
         );
         const ids = [...outcomes.keys()].map((index) => items[index]!.delivery.id);
         if (ids.length === 0) return ids;
-        const { count } = await tx.webhookDelivery.updateMany({
-          where: { id: { in: ids }, leaseOwner: token },
-          data: {
-            state: 'processed',
-            processedAt: new Date(),
-            error: null,
-            payload: '',
-            attempts: { increment: 1 },
-            leaseOwner: null,
-            leaseExpiresAt: null,
-          },
-        });
+        const count = await markDeliveriesDone(tx, token, ids, { kind: 'applied' });
         // Some lease was taken over meanwhile: undo the whole shop's batch, the usual path sorts it out.
         if (count !== ids.length) throw new Error('a delivery lease was lost during the bulk apply');
         return ids;

@@ -8,6 +8,7 @@ import { safeReason } from '../errors/safe-reason.js';
 import { ensureShopExists } from '../shops/shop-repository.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
+import { markDeliveriesDone } from './delivery-done.js';
 import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/backoff.js';
 import { applyDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
@@ -94,19 +95,7 @@ async function processOne(
         payload === undefined
           ? { kind: 'rejected', detail: 'stored body is not JSON' }
           : await applyDelivery({ tx, shopDomain: delivery.shopDomain, matcher }, delivery.topic, payload);
-      const { count } = await tx.webhookDelivery.updateMany({
-        where: { id: delivery.id, leaseOwner: token },
-        data: {
-          state: outcome.kind === 'rejected' ? 'failed' : 'processed',
-          processedAt: new Date(),
-          error: outcome.kind === 'applied' ? null : outcome.detail,
-          // A processed body has served its purpose; keeping names and addresses would only be a liability.
-          ...(outcome.kind === 'rejected' ? {} : { payload: '' }),
-          attempts: { increment: 1 },
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        },
-      });
+      const count = await markDeliveriesDone(tx, token, [delivery.id], outcome);
       if (count !== 1) throw new LeaseLostError();
       return outcome;
     });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { providerOf } from '../db/provider-of.js';
 import type { DatabaseClient } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { VerifiedDelivery } from './verify.js';
@@ -41,21 +40,7 @@ interface Waiting {
 /** At most this many rows per statement; the rest wait for the next write. */
 const maxBatch = 200;
 
-const deliveryColumns = {
-  id: 'text',
-  shopDomain: 'text',
-  topic: 'text',
-  eventId: 'text',
-  webhookId: 'text',
-  apiVersion: 'text',
-  triggeredAt: 'timestamp',
-  payload: 'text',
-  receivedAt: 'timestamp',
-  nextAttemptAt: 'timestamp',
-} as const;
-
 function createDeliveryWriter(prisma: DatabaseClient): DeliveryWriter {
-  const provider = providerOf(prisma);
   let queue: Waiting[] = [];
   let writing = false;
   let scheduled = false;
@@ -96,9 +81,7 @@ function createDeliveryWriter(prisma: DatabaseClient): DeliveryWriter {
     const now = new Date();
     return insertRows(
       prisma,
-      provider,
       'WebhookDelivery',
-      deliveryColumns,
       batch.map(({ id, delivery }) => ({
         id,
         shopDomain: delivery.shopDomain,
