@@ -6,9 +6,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 /**
  * `npm test` runs three projects:
  * - `unit`: the test files that touch no database, once.
- * - `sqlite` and `postgresql`: the files that do, once per database (TEST_DATABASE_PROVIDER); on
- *   PostgreSQL a fresh database per test file on the server at POSTGRES_ADMIN_URL (default
- *   postgresql://postgres@127.0.0.1:5432/postgres), dropped afterwards.
+ * - `sqlite` and `postgresql`: the files that do, once per database (TEST_DATABASE_PROVIDER). Their
+ *   globalSetup (test/helpers/template-database.ts) migrates one template database per run and
+ *   provider; createTestDatabase() copies it (SQLite: the file; PostgreSQL: CREATE DATABASE … TEMPLATE
+ *   on the server at POSTGRES_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
+ *   drops the copy afterwards.
  * `npx vitest run --project sqlite` runs one of them; `npx vitest list --project unit` shows the split.
  */
 
@@ -50,6 +52,7 @@ const databaseProject = (provider: 'sqlite' | 'postgresql'): TestProjectInlineCo
     include: databaseFiles,
     exclude: excluded,
     env: { TEST_DATABASE_PROVIDER: provider },
+    globalSetup: ['test/helpers/template-database.ts'],
   },
 });
 
