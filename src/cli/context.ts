@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import { type CarrierRepository, createCarrierRepository } from '../carriers/carrier-repository.js';
 import { type AppConfig, ConfigError, loadAppConfig } from '../config.js';
 import { createDatabase, type Database, type DatabaseClient } from '../db/client.js';
@@ -31,6 +31,7 @@ type Env = Record<string, string | undefined>;
 export async function openCliApp(
   io: CliIo,
   env?: Env,
+  logDestination: DestinationStream = pino.destination({ dest: 2, sync: true }),
 ): Promise<{ app: CliApp; secrets: string[]; close(): Promise<void> }> {
   let config: AppConfig;
   try {
@@ -51,7 +52,7 @@ export async function openCliApp(
   // Logs go to stderr, so stdout stays the command's result; `info` (the default) is too chatty here.
   const logger = createLogger(
     { level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tracksync-cli' },
-    pino.destination({ dest: 2, sync: true }),
+    logDestination,
   );
   const where = redactUrl(config.databaseUrl);
   try {

@@ -1,3 +1,4 @@
+import type { DestinationStream } from 'pino';
 import { carriersList, carriersMap, carriersRefresh } from './carrier-commands.js';
 import { CliError, type Command, exitCodes } from './command.js';
 import { firstLine, openCliApp } from './context.js';
@@ -49,12 +50,18 @@ export interface RunCliOptions {
   io: CliIo;
   /** The environment to configure from (default: the process's). */
   env?: Record<string, string | undefined>;
+  /** What `--api-key -` reads (default: the process's stdin). */
   readStdin?: () => Promise<string>;
+  /** Where the commands' log lines go (default: the process's stderr, fd 2). */
+  logDestination?: DestinationStream;
 }
 
 const helpFlags = new Set(['--help', '-h']);
 
-/** Runs one command line; returns the exit code. Expected failures print one line on stderr. */
+/**
+ * Runs one command line; returns the exit code. Expected failures print one line on stderr. Whatever it
+ * reads or writes can be passed in `options` (main.ts passes the process's), so tests run it in-process.
+ */
 export async function runCli(argv: readonly string[], options: RunCliOptions): Promise<number> {
   const { io } = options;
   const [name, ...args] = argv;
@@ -84,7 +91,7 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
   try {
     const input = await command.parse(args, { readStdin: options.readStdin ?? readAll });
     secrets.push(...(command.secrets?.(input) ?? []));
-    const opened = await openCliApp(safeIo, options.env);
+    const opened = await openCliApp(safeIo, options.env, options.logDestination);
     secrets.push(...opened.secrets);
     close = opened.close;
     return await command.run(opened.app, input);

@@ -203,49 +203,45 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
 
 /**
  * The README's local-development steps, exactly as written there, in order, after `npm run dev` on its
- * default ports (so this runs once, in the SQLite half of the suite: the two halves run side by side).
+ * default ports. (Dev mode always uses SQLite: this file is in the `unit` project, which runs it once.)
  */
-describe.runIf(process.env.TEST_DATABASE_PROVIDER !== 'postgresql')(
-  'the README’s local-development steps',
-  { timeout: 180_000 },
-  () => {
-    it('run as written on a fresh setup, each exiting 0, the CLI listing the tracker', async () => {
-      const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-      const section = readme.split('\n## Local development')[1]?.split('\n## ')[0] ?? '';
-      const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-      const steps = block
-        .split('\n')
-        .map((line) => line.replace(/#.*$/, '').trim())
-        .filter((line) => line.startsWith('npm run '));
-      expect(steps.length).toBeGreaterThanOrEqual(3);
+describe('the README’s local-development steps', { timeout: 180_000 }, () => {
+  it('run as written on a fresh setup, each exiting 0, the CLI listing the tracker', async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const section = readme.split('\n## Local development')[1]?.split('\n## ')[0] ?? '';
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const steps = block
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter((line) => line.startsWith('npm run '));
+    expect(steps.length).toBeGreaterThanOrEqual(3);
 
-      const stepsDir = await mkdtemp(path.join(tmpdir(), 'tracksync-readme-'));
-      const stepsEnv = {
-        DATABASE_URL: `file:${path.join(stepsDir, 'dev.db')}`,
-        DEV_ENV_FILE: path.join(stepsDir, '.env.development'),
-        LOG_LEVEL: 'warn',
-      };
-      const npm = (args: string[]) =>
-        spawn('npm', args, {
-          cwd: root,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...stepsEnv },
-          detached: true,
-        });
-      const dev = npm(['run', 'dev']);
-      try {
-        await waitForOutput(dev, 'Ctrl+C stops everything.', 90_000);
-        const outputs: string[] = [];
-        for (const step of steps) {
-          const run = await runToEnd(npm(step.split(/\s+/).slice(1)), 60_000);
-          outputs.push(run.out);
-          expect(run.code, `${step}\n${run.out}`).toBe(0);
-        }
-        expect(outputs.at(-1)).toContain('1Z999AA10123456784');
-      } finally {
-        if (dev.pid) process.kill(-dev.pid, 'SIGTERM');
-        await exitOf(dev, 15_000).catch(() => null);
-        await rm(stepsDir, { recursive: true, force: true });
+    const stepsDir = await mkdtemp(path.join(tmpdir(), 'tracksync-readme-'));
+    const stepsEnv = {
+      DATABASE_URL: `file:${path.join(stepsDir, 'dev.db')}`,
+      DEV_ENV_FILE: path.join(stepsDir, '.env.development'),
+      LOG_LEVEL: 'warn',
+    };
+    const npm = (args: string[]) =>
+      spawn('npm', args, {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...stepsEnv },
+        detached: true,
+      });
+    const dev = npm(['run', 'dev']);
+    try {
+      await waitForOutput(dev, 'Ctrl+C stops everything.', 90_000);
+      const outputs: string[] = [];
+      for (const step of steps) {
+        const run = await runToEnd(npm(step.split(/\s+/).slice(1)), 60_000);
+        outputs.push(run.out);
+        expect(run.code, `${step}\n${run.out}`).toBe(0);
       }
-    });
-  },
-);
+      expect(outputs.at(-1)).toContain('1Z999AA10123456784');
+    } finally {
+      if (dev.pid) process.kill(-dev.pid, 'SIGTERM');
+      await exitOf(dev, 15_000).catch(() => null);
+      await rm(stepsDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { runCli as runCliEntry } from '../../src/cli/run.js';
 
 /** The repository root: the CLI runs from there, as `npm run cli` does. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,8 +35,40 @@ export function cliEnv(settings: {
   };
 }
 
-/** Runs `src/cli/main.ts` as a child process with exactly `env` (plus PATH); kills it after `timeoutMs`. */
-export function runCli(
+/**
+ * What the CLI process gets on top of `env`: PATH, and no dev settings file (a leftover
+ * .env.development of `npm run dev` must not change what is tested).
+ */
+function processEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', DEV_ENV_FILE: '/nonexistent/.env.development', ...env };
+}
+
+/**
+ * Runs a command line in this process through the CLI's entry function (what src/cli/main.ts calls),
+ * with the environment the process would get, capturing what it writes to stdout and stderr (its log
+ * lines included) and its exit code. Starting a process per call cost a second or more.
+ */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { stdin?: string } = {},
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCliEntry(args, {
+    io: {
+      out: (text = '') => (stdout += `${text}\n`),
+      err: (text) => (stderr += `${text}\n`),
+    },
+    env: processEnv(env),
+    readStdin: async () => options.stdin ?? '',
+    logDestination: { write: (line: string) => (stderr += line) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs `src/cli/main.ts` as a real child process with exactly `env` (plus PATH); kills it after `timeoutMs`. */
+export function spawnCli(
   args: string[],
   env: Record<string, string>,
   options: { stdin?: string; timeoutMs?: number } = {},
@@ -43,8 +76,7 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: root,
-      // No dev settings file: a leftover .env.development of `npm run dev` must not change what is tested.
-      env: { PATH: process.env.PATH ?? '', DEV_ENV_FILE: '/nonexistent/.env.development', ...env },
+      env: processEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     running.add(child);

@@ -10,7 +10,7 @@ let env: Record<string, string>;
 const ids = { failed: '', dead: '', synced: '', otherShop: '', retryable: '', emptied: '' };
 
 beforeAll(async () => {
-  database = await createTestDatabase('sqlite');
+  database = await createTestDatabase();
   // Nothing here calls the service: an address that answers nothing is enough.
   env = cliEnv({
     databaseUrl: database.url,

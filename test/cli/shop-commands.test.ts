@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createEmptyTestDatabase, type EmptyTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { cliEnv, killRunningClis, randomEncryptionKey, runCli } from './cli-process.js';
+import { cliEnv, killRunningClis, randomEncryptionKey, runCli, spawnCli } from './cli-process.js';
 
 const account = { apiKey: 'cli-secret-service-key-0001', appName: 'cli-store', plan: 'Pro', balance: 250 };
 const noSslAccount = { apiKey: 'cli-secret-nossl-key-0002', appName: 'plain-http-store', https: false };
@@ -21,7 +21,7 @@ beforeAll(async () => {
     ],
   });
   // Never migrated: the CLI applies the migrations itself.
-  database = await createEmptyTestDatabase('sqlite');
+  database = await createEmptyTestDatabase();
   env = cliEnv({
     databaseUrl: database.url,
     trackingApiBaseUrl: emulator.baseUrl,
@@ -42,8 +42,9 @@ function expectNoSecret(run: { stdout: string; stderr: string }, secret: string)
 }
 
 describe('shop:connect', { timeout: 60_000 }, () => {
+  // The one test that runs the real process (node --import tsx src/cli/main.ts), end to end.
   it('checks the credentials with the service, stores the key encrypted, never prints it', async () => {
-    const run = await runCli(
+    const run = await spawnCli(
       ['shop:connect', '--shop', shop, '--api-key', account.apiKey, '--app-name', account.appName],
       env,
     );

@@ -1,3 +1,4 @@
+import { inject } from 'vitest';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { type DatabaseProvider, isDatabaseProvider } from '../../src/db/provider.js';
@@ -49,26 +50,36 @@ export async function createEmptyTestDatabase(
 /**
  * A fresh database with every migration of prisma/migrations/<provider> applied and a connected
  * client (created like the app does, see createDatabase). Call `cleanup()` in afterAll/afterEach.
+ *
+ * Under `npm test` it is a copy of the run's migrated template (test/helpers/template-database.ts);
+ * without one (another provider than the project's, the reliability suite) the migrations are applied.
  */
 export async function createTestDatabase(
   provider: DatabaseProvider = defaultTestProvider(),
 ): Promise<TestDatabase> {
-  const empty = await createEmptyTestDatabase(provider);
+  const template = inject('templateDatabase');
+  const copy = template?.provider === provider ? template : undefined;
+  const scratch = await createScratchDatabase(provider, {
+    prefix: 'tracksync_test',
+    postgresAdminUrl: testPostgresAdminUrl(),
+    template: copy?.template,
+  });
   try {
-    const { applied } = await applyMigrations(empty.url);
-    const database = await createDatabase(empty.url);
+    const migrations = copy ? copy.migrations : (await applyMigrations(scratch.url)).applied;
+    const database = await createDatabase(scratch.url);
     let cleaning: Promise<void> | undefined;
     return {
-      ...empty,
+      url: scratch.url,
+      provider,
       prisma: database.prisma,
-      migrations: applied,
+      migrations,
       cleanup: () => {
-        cleaning ??= database.close().finally(() => empty.cleanup());
+        cleaning ??= database.close().finally(() => scratch.drop());
         return cleaning;
       },
     };
   } catch (error) {
-    await empty.cleanup();
+    await scratch.drop();
     throw error;
   }
 }

@@ -285,7 +285,9 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     it('handles Prisma unique key constraint errors', async () => {
       const storage = new PrismaSessionStorage(db().prisma, { keyring });
       vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
-      await expect(storage.storeSession(session)).resolves.not.toThrow();
+      await expect(storage.storeSession(session)).resolves.toBe(true);
+      // The retry stored it.
+      expect(session.equals(await storage.loadSession(session.id))).toBe(true);
     });
 
     it('returns true after handling Prisma unique key constraint errors', async () => {

@@ -144,6 +144,8 @@ describe('recordDelivery', () => {
       `SELECT "eventId", CAST("nextAttemptAt" AS TEXT) AS "at" FROM "WebhookDelivery" ORDER BY "eventId"`,
     );
     const shape = (text: string) => text.replace(/\d/g, '9');
-    expect(shape(spelled[1]!.at)).toBe(shape(spelled[0]!.at));
+    // Only SQLite's spelling matters: PostgreSQL compares timestamps, and its text form drops trailing
+    // zeros of the fraction (.120 → .12), which made this fail there one time in ten.
+    if (db.provider === 'sqlite') expect(shape(spelled[1]!.at)).toBe(shape(spelled[0]!.at));
   });
 });
