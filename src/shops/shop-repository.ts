@@ -102,8 +102,13 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       return prisma.shop.findMany({ orderBy: { domain: 'asc' } });
     },
 
-    ensure(domain: string): Promise<Shop> {
-      return ensureShop(prisma, domain);
+    /**
+     * The shop's row, made (not connected) when missing. Two requests of a new store's first page load
+     * race here: the loser of the insert finds the winner's row instead of failing (PostgreSQL P2002).
+     */
+    async ensure(domain: string): Promise<Shop> {
+      await ensureShopExists(prisma, domain);
+      return prisma.shop.findUniqueOrThrow({ where: { domain } });
     },
 
     /** Stores credentials and lifts any pause they could have caused; the shop's queued work resumes. */

@@ -44,6 +44,16 @@ describe('credentials at rest', () => {
     expect(await shops.credentials(bare)).toBeNull();
   });
 
+  it('ensure: concurrent first calls for a new store all get its one row (no unique-key error)', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    for (let round = 0; round < 5; round++) {
+      const domain = uniqueDomain();
+      const rows = await Promise.all(Array.from({ length: 6 }, () => shops.ensure(domain)));
+      expect(new Set(rows.map((r) => r.id)).size).toBe(1);
+      expect(rows[0]).toMatchObject({ domain, pausedReason: 'not_connected' });
+    }
+  });
+
   it('re-seals a key sealed with a retired key id when it is read, and keeps opening it', async () => {
     const oldKey = randomKey();
     const before = createShopRepository(db.prisma, parseKeyring(`k1:${oldKey}`));
