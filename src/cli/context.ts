@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { parseKeyring } from '../shops/crypto.js';
 import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
 import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
-import { CliError, exitCodes } from './command.js';
+import { CliError, exitCodes } from './errors.js';
 import type { CliIo } from './output.js';
 
 /** What a command works with: the same pieces the app builds, from the same configuration. */
