@@ -98,7 +98,10 @@ export interface ClaimRequest {
   perGroupMax?: number;
 }
 
-/** Leases up to `limit` due, lease-free rows to `token`; returns their ids, oldest first. */
+/**
+ * Leases up to `limit` due, lease-free rows to `token` (the oldest first); returns their ids in no particular
+ * order: callers read the rows back in the order they need.
+ */
 export async function claimDue(db: Db, queue: QueueDescription, request: ClaimRequest): Promise<string[]> {
   if (request.limit <= 0) return [];
   const s = new Statement(providerOf(db));
@@ -115,17 +118,7 @@ export async function claimDue(db: Db, queue: QueueDescription, request: ClaimRe
     `${head} WHERE "id" IN (${pick}) RETURNING "id"`,
     ...s.params,
   );
-  const order = new Map<string, number>();
-  if (rows.length > 1) {
-    // RETURNING does not keep the subquery's order: read it back.
-    const r = new Statement(s.provider);
-    const sorted = await db.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT q."id" FROM "${queue.table}" AS q WHERE q."id" IN (${r.list(rows.map((x) => x.id))}) ORDER BY ${queue.orderBy}`,
-      ...r.params,
-    );
-    sorted.forEach((x, i) => order.set(x.id, i));
-  }
-  return rows.map((x) => x.id).sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+  return rows.map((x) => x.id);
 }
 
 /** Extends the lease of those of `ids` still held by `token`; returns the ids still held. */
@@ -210,7 +203,7 @@ export interface LeaseHolder {
   readonly queue: QueueDescription;
   readonly token: string;
   readonly leaseMs: number;
-  /** Leases up to `limit` due rows; returns their ids, oldest first. */
+  /** Leases up to `limit` due rows, the oldest first; returns their ids (in no particular order). */
   claim(limit: number, options?: { now?: Date; perGroupMax?: number }): Promise<string[]>;
   /** The row's lease is this holder's and has not run out as far as this process knows. */
   holds(id: string): boolean;

@@ -159,10 +159,10 @@ export async function reconcileOnce(
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   const unreadable = new Set<string>();
   const pausedNow = new Set<string>();
-  const flushEvery = Math.max(16, options.concurrency);
+  const flushEvery = Math.max(32, options.concurrency * 2);
 
   const claimMore = async () => {
-    const room = Math.min(options.limit - stats.claimed, Math.max(options.concurrency, 8));
+    const room = Math.min(options.limit - stats.claimed, Math.max(options.concurrency * 2, 16));
     if (room <= 0) {
       exhausted = true;
       return;
@@ -187,22 +187,35 @@ export async function reconcileOnce(
     ready.push(...trackers);
   };
 
+  const claim = () =>
+    (claiming ??= claimMore().finally(() => {
+      claiming = null;
+    }));
+
   const nextTracker = async (): Promise<ClaimedTracker | undefined> => {
     for (;;) {
       const tracker = ready.shift();
-      if (tracker) return tracker;
+      if (tracker) {
+        // Claim ahead while calls are out, so a slot that frees up finds work waiting.
+        if (ready.length < options.concurrency && !exhausted) void claim().catch(() => {});
+        return tracker;
+      }
       if (exhausted) return undefined;
-      claiming ??= claimMore().finally(() => {
-        claiming = null;
-      });
-      await claiming;
+      await claim();
     }
   };
 
+  /** Writes the gathered outcomes behind the calls (a slot does not wait for it); in order, one at a time. */
+  let flushError: unknown = null;
   const flush = (): Promise<void> => {
     const full = batch;
     batch = newBatch();
-    flushing = flushing.then(() => flushBatch(deps, leases, full, stats));
+    flushing = flushing
+      .then(() => flushBatch(deps, leases, full, stats))
+      .catch((error: unknown) => {
+        // The rows stay leased with their write-ahead mark: their next holder looks before it acts.
+        flushError ??= error;
+      });
     return flushing;
   };
 
@@ -258,12 +271,14 @@ export async function reconcileOnce(
         () => batch,
         gate,
       );
-      if (batch.size >= flushEvery) await flush();
+      if (batch.size >= flushEvery) void flush();
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, (_, slot) => run(slot)));
   } finally {
+    // A claim made ahead may still be out: its rows are given back with the rest not started.
+    await (claiming as Promise<void> | null)?.catch(() => {});
     // Claimed but not started (stopping, or the gate closed every slot): given back at once.
     for (const tracker of ready.splice(0)) {
       await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
@@ -272,6 +287,7 @@ export async function reconcileOnce(
     await flush();
     if (!deps.leases) await leases.close();
   }
+  if (flushError) throw flushError;
   return stats;
 }
 
