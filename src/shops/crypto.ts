@@ -40,11 +40,17 @@ export function parseKeyring(value: string): EncryptionKeyring {
       separator === -1 ? ['k1', entry] : [entry.slice(0, separator), entry.slice(separator + 1)];
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(id))
       throw new Error(`ENCRYPTION_KEY has a key id that is not 1-32 of A-Z a-z 0-9 _ -: ${keyringShape}`);
+    // Never echo the value: it is a secret, or meant to be one.
+    const which = separator === -1 ? 'ENCRYPTION_KEY' : `the key "${id}" of ENCRYPTION_KEY`;
     const key = Buffer.from(encoded, 'base64');
     if (key.length !== 32) {
-      // Never echo the value: it is a secret, or meant to be one.
-      const which = separator === -1 ? 'ENCRYPTION_KEY' : `the key "${id}" of ENCRYPTION_KEY`;
       throw new Error(`${which} is not 32 bytes in base64 (it decodes to ${key.length}): ${keyringShape}`);
+    }
+    // Node's decoder skips characters that are not base64, so a typo could still give 32 bytes: a
+    // different key, and every stored secret unreadable. Only the exact spelling of 32 bytes is taken
+    // (standard or URL-safe alphabet, with or without the padding).
+    if (!/^[A-Za-z0-9+/]{43}=?$/.test(encoded) && !/^[A-Za-z0-9_-]{43}=?$/.test(encoded)) {
+      throw new Error(`${which} has characters that are not base64: ${keyringShape}`);
     }
     if (keys.has(id)) throw new Error(`ENCRYPTION_KEY names key "${id}" twice`);
     keys.set(id, key);

@@ -22,11 +22,25 @@ describe('parseKeyring', () => {
     ['an empty value', '', /empty/],
     ['only commas', ' , ,', /empty/],
     ['a key that is not 32 bytes', `k1:${Buffer.alloc(16).toString('base64')}`, /not 32 bytes/],
+    [
+      'a key with a typo that still decodes to 32 bytes',
+      `k1:${Buffer.alloc(32, 9)
+        .toString('base64')
+        .replace(/^(.{10})/, '$1!')}`,
+      /the key "k1" of ENCRYPTION_KEY has characters that are not base64/,
+    ],
     ['a bad key id', `bad id:${Buffer.alloc(32).toString('base64')}`, /key id/],
     ['a too long key id', `${'a'.repeat(33)}:${Buffer.alloc(32).toString('base64')}`, /key id/],
     ['an empty key id', `:${Buffer.alloc(32).toString('base64')}`, /key id/],
   ])('refuses %s', (_what, value, message) => {
     expect(() => parseKeyring(value)).toThrow(message);
+  });
+
+  it('takes the URL-safe alphabet and a key without its padding', () => {
+    const raw = Buffer.alloc(32, 251);
+    const urlSafe = raw.toString('base64url');
+    expect(parseKeyring(`k1:${urlSafe}`).keys.get('k1')).toEqual(raw);
+    expect(parseKeyring(`k1:${raw.toString('base64').replace(/=$/, '')}`).keys.get('k1')).toEqual(raw);
   });
 
   it('refuses a key id named twice', () => {
