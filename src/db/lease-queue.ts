@@ -217,6 +217,41 @@ export interface LeaseHolder {
   close(): Promise<void>;
 }
 
+/** What a claimer needs to hold its queue for one pass: the worker's holder, or what to make one from. */
+export interface PassLeaseDeps {
+  prisma: DatabaseClient;
+  /** The worker's hold on the queue, renewed for the worker's whole life. */
+  leases?: LeaseHolder;
+  owner?: string;
+  logger?: Logger;
+  /** Lease length of a holder made for the pass. */
+  leaseMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * Runs one pass over a queue with the worker's holder or, when there is none (a test, the CLI), with a
+ * holder made for the pass and closed after it, which gives back whatever it still holds.
+ */
+export async function withPassLeases<T>(
+  deps: PassLeaseDeps,
+  queue: QueueDescription,
+  pass: (leases: LeaseHolder) => Promise<T>,
+): Promise<T> {
+  if (deps.leases) return pass(deps.leases);
+  const leases = createLeaseHolder(deps.prisma, queue, {
+    owner: deps.owner ?? 'worker',
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.leaseMs ? { timing: { leaseMs: deps.leaseMs } } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  try {
+    return await pass(leases);
+  } finally {
+    await leases.close();
+  }
+}
+
 export function createLeaseHolder(
   db: DatabaseClient,
   queue: QueueDescription,

@@ -1,6 +1,6 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { backfillQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
@@ -240,43 +240,36 @@ export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Pro
 class LeaseLost extends Error {}
 
 /** The worker's pass: leases running jobs (one step each), then gives the lease back. */
-export async function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
-  const leases =
-    deps.leases ??
-    createLeaseHolder(deps.prisma, backfillQueue, {
-      owner: deps.owner ?? 'worker',
-      logger: deps.logger,
-      ...(deps.now ? { now: deps.now } : {}),
-    });
+export function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
+  return withPassLeases(deps, backfillQueue, (leases) => backfillPass(deps, leases, limit));
+}
+
+async function backfillPass(deps: BackfillDeps, leases: LeaseHolder, limit: number): Promise<number> {
   const { token } = leases;
-  try {
-    const ids = await leases.claim(limit);
-    if (ids.length === 0) return 0;
-    const claimed = await deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } });
-    for (const job of claimed) {
-      try {
-        await runBackfillStep(deps, job);
-      } catch (error) {
-        // Not the store's answer (that marks the job failed) but ours, e.g. the database: nothing of the
-        // page was saved; the lease is kept a while as the backoff, then the page is read again.
-        const message = describe(error);
-        deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
-        leases.forget([job.id]);
-        await deps.prisma.backfillJob.updateMany({
-          where: { id: job.id, leaseOwner: token },
-          data: {
-            error: message,
-            leaseExpiresAt: new Date(Date.now() + backoffDelayMs(1, backoffPolicies.backfillStep)),
-          },
-        });
-        continue;
-      }
-      await leases.release([job.id]);
+  const ids = await leases.claim(limit);
+  if (ids.length === 0) return 0;
+  const claimed = await deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } });
+  for (const job of claimed) {
+    try {
+      await runBackfillStep(deps, job);
+    } catch (error) {
+      // Not the store's answer (that marks the job failed) but ours, e.g. the database: nothing of the
+      // page was saved; the lease is kept a while as the backoff, then the page is read again.
+      const message = describe(error);
+      deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
+      leases.forget([job.id]);
+      await deps.prisma.backfillJob.updateMany({
+        where: { id: job.id, leaseOwner: token },
+        data: {
+          error: message,
+          leaseExpiresAt: new Date(Date.now() + backoffDelayMs(1, backoffPolicies.backfillStep)),
+        },
+      });
+      continue;
     }
-    return claimed.length;
-  } finally {
-    if (!deps.leases) await leases.close();
+    await leases.release([job.id]);
   }
+  return claimed.length;
 }
 
 /** Stored on the job and shown on the page: one clear line, never a stack or a source path. */

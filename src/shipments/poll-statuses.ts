@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
-import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { statusPollQueue } from '../db/queues.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
@@ -68,7 +68,11 @@ export interface PollStats {
 
 type Claimed = Tracker & { shop: Shop; lines: { fulfillmentId: string }[] };
 
-export async function pollStatuses(deps: PollDeps, options: PollOptions): Promise<PollStats> {
+export function pollStatuses(deps: PollDeps, options: PollOptions): Promise<PollStats> {
+  return withPassLeases(deps, statusPollQueue, (leases) => pollPass(deps, leases, options));
+}
+
+async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOptions): Promise<PollStats> {
   const stats: PollStats = {
     claimed: 0,
     polled: 0,
@@ -79,13 +83,6 @@ export async function pollStatuses(deps: PollDeps, options: PollOptions): Promis
     failed: 0,
   };
   const now = (deps.now ?? (() => new Date()))();
-  const leases =
-    deps.leases ??
-    createLeaseHolder(deps.prisma, statusPollQueue, {
-      owner: deps.owner,
-      logger: deps.logger,
-      ...(deps.leaseMs ? { timing: { leaseMs: deps.leaseMs } } : {}),
-    });
   const { token } = leases;
   const ids = await leases.claim(options.limit, { now, perGroupMax: options.perShop });
   const claimed =
@@ -97,10 +94,7 @@ export async function pollStatuses(deps: PollDeps, options: PollOptions): Promis
           orderBy: { nextPollAt: 'asc' },
         });
   stats.claimed = claimed.length;
-  if (claimed.length === 0) {
-    if (!deps.leases) await leases.close();
-    return stats;
-  }
+  if (claimed.length === 0) return stats;
 
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   let next = 0;
@@ -134,7 +128,6 @@ export async function pollStatuses(deps: PollDeps, options: PollOptions): Promis
   } finally {
     // Every path above writes its row with the poll lease cleared.
     leases.forget(ids);
-    if (!deps.leases) await leases.close();
   }
   return stats;
 }

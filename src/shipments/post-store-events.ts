@@ -1,5 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
-import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
 import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
@@ -77,18 +77,9 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     held: 0,
   };
   const now = (deps.now ?? (() => new Date()))();
-  const leases =
-    deps.leases ??
-    createLeaseHolder(deps.prisma, storeEventQueue, {
-      owner: deps.owner,
-      logger: deps.logger,
-      ...(deps.leaseMs ? { timing: { leaseMs: deps.leaseMs } } : {}),
-    });
-  try {
-    return await postClaimed(deps, leases, await leases.claim(limit, { now }), stats);
-  } finally {
-    if (!deps.leases) await leases.close();
-  }
+  return withPassLeases(deps, storeEventQueue, async (leases) =>
+    postClaimed(deps, leases, await leases.claim(limit, { now }), stats),
+  );
 }
 
 async function postClaimed(

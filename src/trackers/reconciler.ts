@@ -1,5 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
-import { createLeaseHolder, defaultLeaseTiming, type LeaseHolder } from '../db/lease-queue.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { trackerQueue } from '../db/queues.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -9,7 +9,8 @@ import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.j
 import type { TrackingClient } from '../tracking/client.js';
 import type { TrackingError } from '../tracking/types.js';
 import { inSync } from './desired-state.js';
-import { type BackoffPolicy, type Classified, classify, defaultBackoff, nextDelayMs } from './outcome.js';
+import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/backoff.js';
+import { type Classified, classify } from './outcome.js';
 import { createRateGate, type RateGate } from './rate-gate.js';
 import { defaultPollPolicy } from '../shipments/status.js';
 
@@ -78,19 +79,14 @@ export function emptyStats(): ReconcileStats {
   };
 }
 
-/**
- * Leases up to `limit` due trackers to `leases` (without one, to a holder made for this call, whose leases
- * are not renewed).
- */
+/** Leases up to `limit` due trackers to `leases`; a paused shop whose probe is due gets one tried. */
 export async function claimTrackers(
   deps: ReconcilerDeps,
   limit: number,
-  held?: LeaseHolder,
+  leases: LeaseHolder,
 ): Promise<{ token: string; trackers: ClaimedTracker[] }> {
-  const leases = held ?? passLeases(deps);
   const { token } = leases;
   const ids = await leases.claim(limit, deps.now ? { now: deps.now() } : {});
-  if (!held) leases.forget(ids);
   if (ids.length === 0) return { token, trackers: [] };
   const leased = await deps.prisma.tracker.findMany({
     where: { id: { in: ids }, leaseOwner: token },
@@ -127,29 +123,30 @@ function onePerPausedShop(trackers: ClaimedTracker[]): ClaimedTracker[] {
   });
 }
 
-/** A holder for one pass, when the caller (a test, the CLI) has none: released when the pass ends. */
-function passLeases(deps: ReconcilerDeps): LeaseHolder {
-  return createLeaseHolder(deps.prisma, trackerQueue, {
-    owner: deps.owner,
-    timing: { leaseMs: deps.leaseMs ?? defaultLeaseTiming.leaseMs },
-    logger: deps.logger,
-    ...(deps.now ? { now: deps.now } : {}),
-  });
-}
-
 /**
  * One pass: keeps up to `concurrency` service calls in flight for as long as trackers are due (claiming more
  * as calls finish, never waiting for a whole batch), up to `limit` trackers in all. Successes are written
  * in groups as they gather. When `shouldStop()` turns true, trackers not yet started are given back.
  */
-export async function reconcileOnce(
+export function reconcileOnce(deps: ReconcilerDeps, options: PassOptions): Promise<ReconcileStats> {
+  return withPassLeases(deps, trackerQueue, (leases) => reconcilePass(deps, leases, options));
+}
+
+interface PassOptions {
+  limit: number;
+  concurrency: number;
+  shouldStop?: () => boolean;
+}
+
+async function reconcilePass(
   deps: ReconcilerDeps,
-  options: { limit: number; concurrency: number; shouldStop?: () => boolean },
+  leases: LeaseHolder,
+  options: PassOptions,
 ): Promise<ReconcileStats> {
   const stats = emptyStats();
-  const leases = deps.leases ?? passLeases(deps);
   const { token } = leases;
   const gate = deps.rateGate ?? createRateGate(options.concurrency);
+  const client = rateAware(deps.client, gate);
   const ready: ClaimedTracker[] = [];
   const knownAbsent = new Set<string>();
   let exhausted = false;
@@ -269,7 +266,7 @@ export async function reconcileOnce(
         stats,
         pausedNow,
         () => batch,
-        gate,
+        client,
       );
       if (batch.size >= flushEvery) void flush();
     }
@@ -285,7 +282,6 @@ export async function reconcileOnce(
       stats.released++;
     }
     await flush();
-    if (!deps.leases) await leases.close();
   }
   if (flushError) throw flushError;
   return stats;
@@ -318,10 +314,9 @@ function newBatch(): OutcomeBatch {
 }
 
 /** The client, telling the gate how each call went (a 429 the client gave up on slows the worker down). */
-function rateAware(
-  client: TrackingClient,
-  gate: RateGate,
-): Pick<TrackingClient, 'getShipment' | 'createTracker' | 'deleteTracker'> {
+type ServiceCalls = Pick<TrackingClient, 'getShipment' | 'createTracker' | 'deleteTracker'>;
+
+function rateAware(client: TrackingClient, gate: RateGate): ServiceCalls {
   const seen = <T extends { ok: boolean; error?: TrackingError }>(result: T): T => {
     if (result.ok) gate.success();
     else if (result.error?.reason === 'rate_limited')
@@ -419,9 +414,9 @@ async function syncOne(
   pausedNow: Set<string>,
   /** The batch being gathered when the call returns (a flush may have swapped it meanwhile). */
   batch: () => OutcomeBatch,
-  gate: RateGate,
+  /** The service, as the pass's rate gate sees it. */
+  client: ServiceCalls,
 ): Promise<void> {
-  const client = rateAware(deps.client, gate);
   const { logger } = deps;
   const key = {
     trackingNumber: tracker.trackingNumber,
@@ -604,7 +599,7 @@ async function recordFailure(
   wasCreate = false,
 ): Promise<void> {
   const now = new Date();
-  const backoff = deps.backoff ?? defaultBackoff;
+  const backoff = deps.backoff ?? backoffPolicies.trackerSync;
   if (classified.kind === 'shop') {
     stats.shopPaused++;
     if (!pausedNow.has(tracker.shopId)) {
@@ -640,7 +635,7 @@ async function recordFailure(
       ...base,
       syncState: 'pending',
       attempts,
-      nextAttemptAt: new Date(now.getTime() + nextDelayMs(attempts, backoff, classified.retryAfterMs)),
+      nextAttemptAt: new Date(now.getTime() + backoffDelayMs(attempts, backoff, classified.retryAfterMs)),
       createCallsIncrement,
     };
   });

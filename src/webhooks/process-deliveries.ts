@@ -1,5 +1,5 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import { createLeaseHolder, type LeaseHolder } from '../db/lease-queue.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { deliveryQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
@@ -42,33 +42,35 @@ export interface DeliveryStats {
  * harmless: every use case is idempotent). A body that cannot be used is marked failed with the reason; an
  * unexpected error is retried with backoff, then marked failed.
  */
-export async function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
+export function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
+  return withPassLeases(deps, deliveryQueue, (leases) => processPass(deps, leases, limit));
+}
+
+async function processPass(
+  deps: DeliveryProcessorDeps,
+  leases: LeaseHolder,
+  limit: number,
+): Promise<DeliveryStats> {
   const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
-  const leases =
-    deps.leases ?? createLeaseHolder(deps.prisma, deliveryQueue, { owner: deps.owner, logger: deps.logger });
-  try {
-    const ids = await leases.claim(limit);
-    if (ids.length === 0) return stats;
-    const { token } = leases;
-    const claimed = await deps.prisma.webhookDelivery.findMany({
-      where: { id: { in: ids }, leaseOwner: token },
-      orderBy: { receivedAt: 'asc' },
-    });
-    stats.claimed = claimed.length;
-    const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
-    leases.forget(done);
-    stats.applied += done.size;
-    for (const delivery of claimed) {
-      if (done.has(delivery.id)) continue;
-      const kind = await processOne(deps, token, delivery);
-      leases.forget([delivery.id]);
-      stats[kind]++;
-      await yieldToEventLoop();
-    }
-    return stats;
-  } finally {
-    if (!deps.leases) await leases.close();
+  const ids = await leases.claim(limit);
+  if (ids.length === 0) return stats;
+  const { token } = leases;
+  const claimed = await deps.prisma.webhookDelivery.findMany({
+    where: { id: { in: ids }, leaseOwner: token },
+    orderBy: { receivedAt: 'asc' },
+  });
+  stats.claimed = claimed.length;
+  const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
+  leases.forget(done);
+  stats.applied += done.size;
+  for (const delivery of claimed) {
+    if (done.has(delivery.id)) continue;
+    const kind = await processOne(deps, token, delivery);
+    leases.forget([delivery.id]);
+    stats[kind]++;
+    await yieldToEventLoop();
   }
+  return stats;
 }
 
 async function processOne(

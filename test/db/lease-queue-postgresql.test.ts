@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue, createLeaseHolder } from '../../src/db/lease-queue.js';
 import { providerOf } from '../../src/db/provider-of.js';
-import { allQueues, deliveryQueue } from '../../src/db/queues.js';
+import { allQueues, deliveryQueue, trackerQueue } from '../../src/db/queues.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { claimTrackers } from '../../src/trackers/reconciler.js';
@@ -33,6 +33,16 @@ describe('claims on PostgreSQL', () => {
     logger: silentLogger,
     owner,
   });
+  /** A claim of the tracker queue as a worker makes it (its holder's leases are not renewed here). */
+  const claimAs = (owner: string, limit: number) =>
+    claimTrackers(
+      reconcilerDeps(owner),
+      limit,
+      createLeaseHolder(db.prisma, trackerQueue, {
+        owner,
+        timing: { leaseMs: 60_000, renewEveryMs: 60_000 },
+      }),
+    );
 
   it('knows which provider a client talks to', () => {
     expect(providerOf(db.prisma)).toBe('postgresql');
@@ -51,7 +61,7 @@ describe('claims on PostgreSQL', () => {
       async (tx) => {
         await tx.$queryRawUnsafe('SELECT "id" FROM "Tracker" WHERE "id" = ANY($1::text[]) FOR UPDATE', held);
         return Promise.race([
-          claimTrackers(reconcilerDeps('worker-a'), 10),
+          claimAs('worker-a', 10),
           new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5_000)),
         ]);
       },
@@ -66,7 +76,7 @@ describe('claims on PostgreSQL', () => {
         .sort(),
     );
     // Released by the other transaction, the rows are claimable; the leased ones are not taken again.
-    const second = await claimTrackers(reconcilerDeps('worker-b'), 10);
+    const second = await claimAs('worker-b', 10);
     expect(second.trackers.map((t) => t.id).sort()).toEqual([...held].sort());
     expect(await db.prisma.tracker.count({ where: { leaseOwner: null } })).toBe(0);
   });
@@ -76,10 +86,7 @@ describe('claims on PostgreSQL', () => {
     const shop = await createShop(db.prisma, { domain: 'split.myshopify.com' });
     const ids = [];
     for (let i = 0; i < 40; i++) ids.push((await createTracker(db.prisma, shop.id)).id);
-    const [a, b] = await Promise.all([
-      claimTrackers(reconcilerDeps('worker-a'), 25),
-      claimTrackers(reconcilerDeps('worker-b'), 25),
-    ]);
+    const [a, b] = await Promise.all([claimAs('worker-a', 25), claimAs('worker-b', 25)]);
     const taken = [...a.trackers, ...b.trackers].map((t) => t.id);
     expect(new Set(taken).size).toBe(taken.length);
     // Neither came back short while rows were due: 25 + 15 in some order.
