@@ -67,47 +67,42 @@ export function setDatabaseGauges(gauges: DatabaseGauges | null): void {
   databaseGauges = gauges;
 }
 
-new Gauge({
-  name: 'tracksync_queue_due',
-  help: 'Rows due now and not leased, per work queue.',
-  labelNames: ['queue'] as const,
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    for (const q of (await databaseGauges?.queues()) ?? []) this.set({ queue: q.queue }, q.due);
-  },
-});
+/** A gauge whose values are read from the database when scraped (none while no database is set). */
+function scrapedGauge<L extends string>(
+  name: string,
+  help: string,
+  label: L,
+  read: (gauges: DatabaseGauges) => Promise<{ label: string; value: number }[]>,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: [label],
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      if (!databaseGauges) return;
+      for (const row of await read(databaseGauges))
+        this.set({ [label]: row.label } as Record<L, string>, row.value);
+    },
+  });
+}
 
-new Gauge({
-  name: 'tracksync_queue_oldest_due_seconds',
-  help: 'How long the oldest due row of each work queue has waited.',
-  labelNames: ['queue'] as const,
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    for (const q of (await databaseGauges?.queues()) ?? []) this.set({ queue: q.queue }, q.oldestDueAgeS);
-  },
-});
-
-new Gauge({
-  name: 'tracksync_trackers',
-  help: 'Trackers by sync state (pending, synced, failed, dead).',
-  labelNames: ['sync_state'] as const,
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    for (const s of (await databaseGauges?.trackersByState()) ?? [])
-      this.set({ sync_state: s.syncState }, s.count);
-  },
-});
-
-new Gauge({
-  name: 'tracksync_shops_paused',
-  help: 'Shops whose tracker work is held, by reason.',
-  labelNames: ['reason'] as const,
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    for (const s of (await databaseGauges?.pausedShops()) ?? []) this.set({ reason: s.reason }, s.count);
-  },
-});
+scrapedGauge('tracksync_queue_due', 'Rows due now and not leased, per work queue.', 'queue', async (g) =>
+  (await g.queues()).map((q) => ({ label: q.queue, value: q.due })),
+);
+scrapedGauge(
+  'tracksync_queue_oldest_due_seconds',
+  'How long the oldest due row of each work queue has waited.',
+  'queue',
+  async (g) => (await g.queues()).map((q) => ({ label: q.queue, value: q.oldestDueAgeS })),
+);
+scrapedGauge(
+  'tracksync_trackers',
+  'Trackers by sync state (pending, synced, failed, dead).',
+  'sync_state',
+  async (g) => (await g.trackersByState()).map((s) => ({ label: s.syncState, value: s.count })),
+);
+scrapedGauge('tracksync_shops_paused', 'Shops whose tracker work is held, by reason.', 'reason', async (g) =>
+  (await g.pausedShops()).map((s) => ({ label: s.reason, value: s.count })),
+);

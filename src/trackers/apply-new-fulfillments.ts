@@ -94,13 +94,17 @@ export async function applyNewFulfillments(
   const lineRows = [];
   for (const p of planned) {
     const f = fulfillments[p.index]!;
-    fulfillmentRows.push({
-      id: randomUUID(),
+    // What the fulfilment's row and each of its lines say alike.
+    const ofFulfilment = {
       ...stamps,
       shopId: shop.id,
       fulfillmentId: f.fulfillmentId,
       orderId: f.orderId,
       orderName: f.orderName,
+    };
+    fulfillmentRows.push({
+      id: randomUUID(),
+      ...ofFulfilment,
       status: f.status,
       carrierName: f.carrierName,
       sourceUpdatedAt: f.updatedAt ?? new Date(0),
@@ -120,11 +124,7 @@ export async function applyNewFulfillments(
       }
       lineRows.push({
         id: randomUUID(),
-        ...stamps,
-        shopId: shop.id,
-        fulfillmentId: f.fulfillmentId,
-        orderId: f.orderId,
-        orderName: f.orderName,
+        ...ofFulfilment,
         trackingNumber: n.trackingNumber,
         carrierName: f.carrierName,
         carrierKey,

@@ -1,4 +1,3 @@
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import { explainShopPause, type PauseReason } from '../shops/pause-reasons.js';
 import type { TrackingError } from '../tracking/types.js';
 
@@ -28,10 +27,3 @@ export function classify(error: TrackingError): Classified {
   }
   return { kind: 'permanent', reason: error.reason, message: error.message };
 }
-
-export type { BackoffPolicy } from '../jobs/backoff.js';
-
-export const defaultBackoff = backoffPolicies.trackerSync;
-
-/** Full jitter over an exponential ceiling, never sooner than the service asked. */
-export const nextDelayMs = backoffDelayMs;

@@ -167,18 +167,6 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
    * Turns an outcome into a result: transport and HTTP errors are the same for every operation; a 2xx
    * body goes through the operation's own schema and interpretation.
    */
-  function interpret<S extends z.ZodType, T>(
-    operation: OperationName,
-    outcome: RawOutcome,
-    schema: S,
-    read: (body: z.output<S>, status: number) => { value: T } | { error: TrackingError },
-    secrets: string[],
-  ): TrackingResult<T> {
-    const result = interpretOutcome(operation, outcome, schema, read, secrets);
-    serviceCalls.inc({ operation, outcome: result.ok ? 'ok' : result.error.reason });
-    return result;
-  }
-
   function interpretOutcome<S extends z.ZodType, T>(
     operation: OperationName,
     outcome: RawOutcome,
@@ -265,6 +253,13 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
       },
     };
   }
+
+  /** The result of a call, counted by operation and outcome for /metrics. */
+  const interpret: typeof interpretOutcome = (operation, outcome, schema, read, secrets) => {
+    const result = interpretOutcome(operation, outcome, schema, read, secrets);
+    serviceCalls.inc({ operation, outcome: result.ok ? 'ok' : result.error.reason });
+    return result;
+  };
 
   const isSuccess = (status: string) => /^(ok|success)$/i.test(status.trim());
 

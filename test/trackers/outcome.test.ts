@@ -1,6 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify, nextDelayMs } from '../../src/trackers/outcome.js';
+import { classify } from '../../src/trackers/outcome.js';
 import { explainShopPause } from '../../src/shops/pause-reasons.js';
 import type { ErrorReason, TrackingError } from '../../src/tracking/types.js';
 
@@ -89,37 +88,5 @@ describe('classify', () => {
     ] as const) {
       expect(explainShopPause(reason)).toMatch(/\w/);
     }
-  });
-});
-
-describe('nextDelayMs', () => {
-  const policy = { baseDelayMs: 1_000, maxDelayMs: 60_000, maxAttempts: 10 };
-
-  it('is full jitter under an exponential ceiling', () => {
-    expect(nextDelayMs(1, policy, null, () => 0.999)).toBe(999);
-    expect(nextDelayMs(3, policy, null, () => 0.5)).toBe(2_000);
-    expect(nextDelayMs(30, policy, null, () => 0.5)).toBe(30_000);
-    expect(nextDelayMs(1, policy, null, () => 0)).toBe(0);
-  });
-
-  it('never sooner than the service asked', () => {
-    expect(nextDelayMs(1, policy, 120_000, () => 0.5)).toBe(120_000);
-  });
-
-  it('stays within [retryAfter, max(retryAfter, min(max, base·2^(n-1)))) (property)', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 60 }),
-        fc.option(fc.integer({ min: 0, max: 300_000 }), { nil: null }),
-        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-        (attempts, retryAfter, r) => {
-          const delay = nextDelayMs(attempts, policy, retryAfter, () => r);
-          const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
-          expect(Number.isInteger(delay)).toBe(true);
-          expect(delay).toBeGreaterThanOrEqual(retryAfter ?? 0);
-          expect(delay).toBeLessThanOrEqual(Math.max(retryAfter ?? 0, ceiling));
-        },
-      ),
-    );
   });
 });
