@@ -53,7 +53,7 @@ const databaseProject = (provider: 'sqlite' | 'postgresql'): TestProjectInlineCo
     include: databaseFiles,
     exclude: excluded,
     env: { TEST_DATABASE_PROVIDER: provider },
-    globalSetup: ['test/helpers/template-database.ts'],
+    globalSetup: ['test/helpers/page-bundle.ts', 'test/helpers/template-database.ts'],
   },
 });
 

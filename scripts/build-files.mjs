@@ -1,9 +1,10 @@
 /**
  * The non-TypeScript steps of `npm run build` (plain JavaScript: needs nothing but Node).
  *   node scripts/build-files.mjs clean   removes dist/, so no file of a deleted module survives a build
- *   node scripts/build-files.mjs copy    copies the page's static files (src/ui/public) to dist/ui/public,
- *                                        where the compiled server (dist/app/server.js) serves them from
- * tsc (tsconfig.build.json) compiles everything else between the two.
+ *   node scripts/build-files.mjs copy    copies the page's static files (src/ui/public, not its dev
+ *                                        bundle) to dist/ui/public, where dist/app/server.js serves them
+ * tsc (tsconfig.build.json) compiles the server between the two; scripts/build-page.ts then bundles the
+ * page into dist/ui/public/assets.
  */
 import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,11 @@ const dist = path.join(root, 'dist');
 const steps = {
   clean: () => rmSync(dist, { recursive: true, force: true }),
   copy: () =>
-    cpSync(path.join(root, 'src', 'ui', 'public'), path.join(dist, 'ui', 'public'), { recursive: true }),
+    cpSync(path.join(root, 'src', 'ui', 'public'), path.join(dist, 'ui', 'public'), {
+      recursive: true,
+      // assets/ is the page's bundle as `npm run dev` or the tests built it: the build bundles its own.
+      filter: (source) => source !== path.join(root, 'src', 'ui', 'public', 'assets'),
+    }),
 };
 
 const step = steps[process.argv[2] ?? ''];

@@ -144,6 +144,11 @@ const appEnv = z
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** GET /metrics on the app's port, only with `Authorization: Bearer <METRICS_TOKEN>`. Unset: no such route. */
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /**
+     * Where the page loads App Bridge and Polaris from: the platform's CDN (cdn, as it requires), or the
+     * app's offline stand-ins (stand-in: tests and offline development only; it is not the admin).
+     */
+    ADMIN_UI_SCRIPTS: z.enum(['cdn', 'stand-in']).default('cdn'),
   })
   .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
     message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
@@ -165,7 +170,10 @@ export interface AppConfig {
   trackingTimeoutMs: number;
   /** Where GET /metrics is served: its own listener and/or the app's port behind a token; neither by default. */
   metrics: { port: number | null; host: string; token: string | null };
+  adminUiScripts: AdminUiScripts;
 }
+
+export type AdminUiScripts = 'cdn' | 'stand-in';
 
 export function loadAppConfig(env: Env = process.env): AppConfig {
   const e = parseEnv(appEnv, env);
@@ -185,6 +193,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     },
     trackingTimeoutMs: e.TRACKING_TIMEOUT_MS,
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    adminUiScripts: e.ADMIN_UI_SCRIPTS,
   };
 }
 
@@ -199,6 +208,8 @@ export const devDefaults: Env = {
   // A fixed key for local development only: it protects nothing but the emulator's demo key.
   ENCRYPTION_KEY: 'dev:ZGV2LW9ubHktZW5jcnlwdGlvbi1rZXktMzItYnl0ZXM=',
   LOG_LEVEL: 'info',
+  // The page runs without the platform's CDN (no admin around it locally): the offline stand-ins.
+  ADMIN_UI_SCRIPTS: 'stand-in',
 };
 
 /** What the emulator `npm run dev` embeds defaults to: a fast clock, so trackers visibly move. */

@@ -16,6 +16,7 @@ import type { FakeAdminGraphql } from '../dev/fake-store-admin.js';
 import { devPageUrl, devTokenHours, installDevShop, startDevStore, writeDevEnvFile } from './dev-store.js';
 import { devShopDomain } from './dev-tools.js';
 import { defaultPollPolicy, scalePollPolicy } from '../shipments/status.js';
+import { watchPage } from '../ui/page-build.js';
 import { type Runtime, startRuntime } from './runtime.js';
 
 async function main(): Promise<void> {
@@ -31,8 +32,10 @@ async function main(): Promise<void> {
   let emulator: RunningEmulator | null = null;
   let runtime: Runtime | null = null;
   let store: FakeAdminGraphql | null = null;
+  let page: { close(): Promise<void> } | null = null;
   let stopping = false;
   const closeAll = async () => {
+    await page?.close();
     await runtime?.close();
     await emulator?.close();
     await store?.close();
@@ -75,6 +78,8 @@ async function main(): Promise<void> {
     const pollPolicy = scalePollPolicy(defaultPollPolicy, 1 / speed);
     // Every Admin API request (status write-back, backfill) goes to the local fake store, never to a store.
     store = await startDevStore(devShopDomain);
+    // The page's bundle, rebuilt on every change under src/ui (reload the page to see it).
+    page = await watchPage();
     runtime = await startRuntime(config, {
       logger,
       pollPolicy,

@@ -112,6 +112,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       onDeliveryRecorded: () => worker?.wake(),
       sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
       metricsToken: config.metrics.token,
+      adminUiScripts: config.adminUiScripts,
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
+import type { AdminUiScripts } from '../config.js';
 import type { Logger } from '../logger.js';
 import { authCallbackPath, authPath, type TracksyncShopify, webhookPath } from '../shopify/api.js';
 import { afterAuth } from '../shopify/install.js';
@@ -11,6 +12,7 @@ import { createPageApi } from '../ui/api/router.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
 import { metricsWithToken } from '../observability/metrics-route.js';
+import { pageDocument, pagePaths } from '../ui/page-document.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -28,16 +30,19 @@ export interface AppDeps {
   sessionTokenMaxLifetimeS?: number;
   /** GET /metrics on this port behind this bearer token (METRICS_TOKEN); without it, no such route. */
   metricsToken?: string | null;
+  /** App Bridge and Polaris from the platform's CDN (default), or the offline stand-ins (tests, dev). */
+  adminUiScripts?: AdminUiScripts;
 }
 
 /**
- * The page: index.html and its assets, beside this module's folder: src/ui/public when run from source,
- * dist/ui/public when compiled (`npm run build` copies the folder there).
+ * The page: index.html, styles.css and the bundled page (assets/), beside this module's folder:
+ * src/ui/public when run from source (`npm run dev` and the tests bundle into it), dist/ui/public when
+ * compiled (`npm run build` copies and bundles there).
  */
 export const publicDir = fileURLToPath(new URL('../ui/public/', import.meta.url));
 
-/** index.html is never stored; the assets keep their names across releases (no build step), so they are
- * revalidated (ETag) on every load rather than cached blindly. */
+/** The document is never stored; the assets keep their names across releases, so they are revalidated
+ * (ETag) on every load rather than cached blindly. */
 const ASSET_CACHE = 'no-cache';
 
 /**
@@ -105,9 +110,14 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
 
-  // The page: the install check (token exchange or OAuth) first, then index.html, never cached.
+  // The page: the install check (token exchange or OAuth) first, then the document, never cached.
+  const document = pageDocument({
+    publicDir,
+    apiKey: shopify.api.config.apiKey,
+    scripts: deps.adminUiScripts ?? 'cdn',
+  });
   app.get(
-    ['/', '/index.html'],
+    [...pagePaths, '/index.html'],
     embeddedPageAuth({
       shopify,
       prisma: deps.prisma,
@@ -116,7 +126,7 @@ export function createApp(deps: AppDeps): express.Express {
     }),
     (_req, res) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.sendFile('index.html', { root: publicDir, cacheControl: false });
+      res.type('html').send(document);
     },
   );
   app.use(

@@ -42,6 +42,7 @@ export function testConfig(
     lease: { leaseMs: 15_000, renewEveryMs: 5_000 },
     trackingTimeoutMs: 10_000,
     metrics: { port: null, host: '127.0.0.1', token: null },
+    adminUiScripts: 'stand-in',
     ...overrides,
   };
 }

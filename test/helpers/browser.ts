@@ -49,7 +49,8 @@ export interface TestPage {
 
 /** A page in a fresh context that may only talk to 127.0.0.1. */
 export async function newTestPage(browser: Browser): Promise<TestPage> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-GB' });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, locale: 'en-GB' });
+  await recordVitals(context);
   context.setDefaultTimeout(8_000);
   const blocked: string[] = [];
   const errors: string[] = [];
@@ -108,17 +109,137 @@ export async function installShop(app: Pick<TestApp, 'database' | 'config'>, sho
   );
 }
 
-/** The URL the admin opens the embedded app at. */
-export function settingsUrl(appUrl: string, shop: string, token = sessionTokenFor(shop)): string {
+/** The URL the admin opens the embedded app at: `path` is one of the app's pages (/, /shipments…). */
+export function pageUrl(appUrl: string, shop: string, path = '/', token = sessionTokenFor(shop)): string {
   const host = Buffer.from(`admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}`).toString(
     'base64url',
   );
   const query = new URLSearchParams({ shop, host, embedded: '1', id_token: token });
-  return `${appUrl}/?${query}`;
+  return `${appUrl}${path}?${query}`;
 }
 
-/** Opens the settings page for `shop` and waits until every section has loaded. */
-export async function openSettings(page: Page, appUrl: string, shop: string): Promise<void> {
-  await page.goto(settingsUrl(appUrl, shop));
+/** Opens one of the app's pages for `shop` and waits until its first data is drawn. */
+export async function openPage(page: Page, appUrl: string, shop: string, path = '/'): Promise<void> {
+  await page.goto(pageUrl(appUrl, shop, path));
+  await waitForPageReady(page);
+}
+
+/** The page marks <body data-ready="true"> once the current page's first data is drawn. */
+export async function waitForPageReady(page: Page): Promise<void> {
   await page.locator('body[data-ready="true"]').waitFor();
+}
+
+/** The width of the admin's app frame on a desktop, and of a phone. */
+export const viewports = { desktop: { width: 1000, height: 900 }, phone: { width: 390, height: 844 } };
+
+/**
+ * The few browser globals the functions below run against inside the page (the test program is
+ * type-checked without the DOM library).
+ */
+interface InPage {
+  document: { documentElement: { scrollWidth: number } };
+  innerWidth: number;
+  requestAnimationFrame(callback: () => void): void;
+  setTimeout(callback: () => void, ms: number): void;
+  PerformanceObserver: new (callback: (list: { getEntries(): unknown[] }) => void) => {
+    observe(options: Record<string, unknown>): void;
+  };
+  __vitals: Vitals;
+  __appBridgeStandIn: { calls: Array<{ api: string; args: unknown[] }>; setToken(t: string | null): void };
+}
+
+/** Whether the page scrolls sideways (it must not, at any width it supports). */
+export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number }> {
+  return page.evaluate(() => {
+    const w = globalThis as unknown as InPage;
+    return { scrollWidth: w.document.documentElement.scrollWidth, innerWidth: w.innerWidth };
+  });
+}
+
+/**
+ * Core Web Vitals as the platform measures them, from the Performance API: Largest Contentful Paint,
+ * Cumulative Layout Shift (summed over the whole load: an upper bound of the session-window value), and
+ * Interaction to Next Paint (the longest interaction's event duration). Installed before the page's
+ * scripts by `recordVitals`; read by `readVitals`.
+ */
+export interface Vitals {
+  lcpMs: number;
+  cls: number;
+  inpMs: number;
+  interactions: number;
+}
+
+export async function recordVitals(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const w = globalThis as unknown as InPage;
+    const vitals: Vitals = { lcpMs: 0, cls: 0, inpMs: 0, interactions: 0 };
+    w.__vitals = vitals;
+    new w.PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<{ startTime: number }>) vitals.lcpMs = entry.startTime;
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
+    new w.PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<{ value: number; hadRecentInput: boolean }>)
+        if (!entry.hadRecentInput) vitals.cls += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+    new w.PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<{ interactionId?: number; duration: number }>) {
+        if (!entry.interactionId) continue;
+        vitals.interactions += 1;
+        vitals.inpMs = Math.max(vitals.inpMs, entry.duration);
+      }
+    }).observe({ type: 'event', buffered: true, durationThreshold: 16 });
+  });
+}
+
+export async function readVitals(page: Page): Promise<Vitals> {
+  // One frame for the observers to deliver what was painted last.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const w = globalThis as unknown as InPage;
+        w.requestAnimationFrame(() => w.setTimeout(resolve, 50));
+      }),
+  );
+  return page.evaluate(() => ({ ...(globalThis as unknown as InPage).__vitals }));
+}
+
+/** What App Bridge's stand-in recorded (toasts, save bar, navigation, idToken…). */
+export async function appBridgeCalls(page: Page): Promise<Array<{ api: string; args: unknown[] }>> {
+  return page.evaluate(() => (globalThis as unknown as InPage).__appBridgeStandIn.calls);
+}
+
+/** The toasts shown so far, in order. */
+export async function toasts(page: Page): Promise<Array<{ message: string; isError: boolean }>> {
+  const calls = await appBridgeCalls(page);
+  return calls
+    .filter((c) => c.api === 'toast.show')
+    .map((c) => ({
+      message: String(c.args[0]),
+      isError: Boolean((c.args[1] as { isError?: boolean } | undefined)?.isError),
+    }));
+}
+
+/** From now on App Bridge's stand-in hands the page this session token (an expired one, say). */
+export async function setSessionToken(page: Page, token: string | null): Promise<void> {
+  await page.evaluate((t) => (globalThis as unknown as InPage).__appBridgeStandIn.setToken(t), token);
+}
+
+/**
+ * Screenshots of the page as it is at both widths (test-results/screenshots/<name>-390.png and
+ * -1000.png), checking at each that nothing scrolls sideways; the viewport is left at the desktop width.
+ */
+export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  for (const [label, size] of [
+    ['390', viewports.phone],
+    ['1000', viewports.desktop],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.evaluate(
+      () => new Promise<void>((resolve) => (globalThis as unknown as InPage).requestAnimationFrame(resolve)),
+    );
+    const { scrollWidth, innerWidth } = await horizontalOverflow(page);
+    if (scrollWidth > innerWidth)
+      throw new Error(`${name} at ${label} px scrolls sideways: ${scrollWidth} px wide in ${innerWidth} px`);
+    await screenshot(page, `${name}-${label}`);
+  }
 }

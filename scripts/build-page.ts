@@ -1,0 +1,15 @@
+/**
+ * `tsx scripts/build-page.ts [publicDir] [--minify]`: bundles the merchant's page (src/ui/page-build.ts).
+ * `npm run build` runs it for dist/ui/public; without a folder it writes src/ui/public/assets.
+ */
+import path from 'node:path';
+import process from 'node:process';
+import { buildPage } from '../src/ui/page-build.js';
+
+const args = process.argv.slice(2);
+const folder = args.find((a) => !a.startsWith('--'));
+await buildPage({
+  ...(folder ? { publicDir: path.resolve(folder) } : {}),
+  minify: args.includes('--minify'),
+});
+process.stdout.write(`page built into ${path.join(folder ?? 'src/ui/public', 'assets')}\n`);
