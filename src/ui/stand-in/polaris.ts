@@ -89,6 +89,11 @@ class StandInElement extends HTMLElement {
   update(): void {
     const type = this.constructor as typeof StandInElement;
     this.shadowRoot!.innerHTML = type.render(this);
+    // Styles computed from attributes go through the CSSOM: the page's CSP refuses inline style attributes.
+    for (const styled of this.shadowRoot!.querySelectorAll<HTMLElement>('[data-style]')) {
+      styled.style.cssText = styled.dataset.style ?? '';
+      styled.removeAttribute('data-style');
+    }
     this.afterRender();
   }
 
@@ -168,7 +173,7 @@ define('s-section', {
 define('s-box', {
   attributes: boxAttributes,
   css: ':host { display: block; min-inline-size: 0; }',
-  render: (host) => `<div style="${boxCss(host)}"><slot></slot></div>`,
+  render: (host) => `<div data-style="${boxCss(host)}"><slot></slot></div>`,
 });
 
 define('s-stack', {
@@ -183,7 +188,7 @@ define('s-stack', {
       host.attr('justifycontent') ? `justify-content:${host.attr('justifycontent')}` : '',
       boxCss(host),
     ];
-    return `<div style="${style.filter(Boolean).join(';')}"><slot></slot></div>`;
+    return `<div data-style="${style.filter(Boolean).join(';')}"><slot></slot></div>`;
   },
 });
 
@@ -198,7 +203,7 @@ define('s-grid', {
       host.attr('alignitems') ? `align-items:${host.attr('alignitems')}` : '',
       boxCss(host),
     ];
-    return `<div style="${style.filter(Boolean).join(';')}"><slot></slot></div>`;
+    return `<div data-style="${style.filter(Boolean).join(';')}"><slot></slot></div>`;
   },
 });
 define('s-grid-item', { css: ':host { display: block; min-inline-size: 0; }' });
