@@ -245,7 +245,7 @@ define('s-badge', {
   `,
   render: (host) => {
     const tone = host.attr('tone') ?? 'neutral';
-    return `<span style="background:${tones[tone] ?? tones.neutral};color:${toneText[tone] ?? '#303030'}"><slot></slot></span>`;
+    return `<span data-style="background:${tones[tone] ?? tones.neutral};color:${toneText[tone] ?? '#303030'}"><slot></slot></span>`;
   },
 });
 
@@ -259,7 +259,7 @@ define('s-banner', {
   `,
   render: (host) => {
     const tone = host.attr('tone') ?? 'info';
-    return `<div class="banner" role="${tone === 'critical' ? 'alert' : 'status'}" style="background:${tones[tone] ?? tones.info}">
+    return `<div class="banner" role="${tone === 'critical' ? 'alert' : 'status'}" data-style="background:${tones[tone] ?? tones.info}">
       ${host.attr('heading') ? `<h3>${escape(host.attr('heading')!)}</h3>` : ''}
       <div><slot></slot></div>
       <div class="actions"><slot name="secondary-actions"></slot></div>
