@@ -247,10 +247,13 @@ describe.runIf(defaultTestProvider() === 'postgresql')(
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ready' });
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      // The page's static files are served from dist/ui/public.
-      const asset = await fetch(`${url}/app.js`);
+      // The page's static files and its minified bundle are served from dist/ui/public.
+      const asset = await fetch(`${url}/assets/page.js`);
       expect(asset.status).toBe(200);
-      expect((await asset.text()).length).toBeGreaterThan(0);
+      const bundle = await asset.text();
+      expect(bundle.length).toBeGreaterThan(1000);
+      expect(bundle).toContain('sourceMappingURL=page.js.map');
+      expect((await fetch(`${url}/styles.css`)).status).toBe(200);
 
       // The compiled operator CLI works on the same database, with the pruned node_modules.
       const cli = await execFileAsync('node', ['dist/cli/main.js', 'shop:list', '--json'], {
