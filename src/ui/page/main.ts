@@ -88,12 +88,16 @@ document.addEventListener('shopify:navigate', (event) => {
 
 window.addEventListener('popstate', render);
 
-mountSessionBanner(sessionBanner, async () => {
-  try {
-    await api('GET', '/shop');
-    return true;
-  } catch {
-    return false;
-  }
-});
+mountSessionBanner(
+  sessionBanner,
+  async () => {
+    try {
+      await api('GET', '/shop');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  render,
+);
 render();

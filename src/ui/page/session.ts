@@ -8,6 +8,7 @@ import { h, replace } from './dom.js';
 let expired = false;
 let banner: HTMLElement | null = null;
 let recheck: (() => Promise<boolean>) | null = null;
+let onRestored: (() => void) | null = null;
 
 /** The elements a form's user acts on (fields and buttons), native or Polaris. */
 const controls =
@@ -17,10 +18,18 @@ export function isSessionExpired(): boolean {
   return expired;
 }
 
-/** Where the banner goes, and how to check the session again ("Try again"). */
-export function mountSessionBanner(container: HTMLElement, check: () => Promise<boolean>): void {
+/**
+ * Where the banner goes, how to check the session again ("Try again"), and what to do once it is back
+ * (draw the page again: its sections did not load while it was gone).
+ */
+export function mountSessionBanner(
+  container: HTMLElement,
+  check: () => Promise<boolean>,
+  restored: () => void,
+): void {
   banner = container;
   recheck = check;
+  onRestored = restored;
   if (expired) render();
 }
 
@@ -62,6 +71,7 @@ function restore(): void {
     delete control.dataset.sessionDisabled;
   }
   render();
+  onRestored?.();
 }
 
 function render(): void {

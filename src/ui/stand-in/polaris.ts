@@ -116,10 +116,22 @@ function define(
 
 /* ------------------------------------------------------------------ layout and text */
 
-const boxAttributes = ['padding', 'gap', 'direction', 'background', 'border', 'borderradius', 'inlinesize'];
+const boxAttributes = [
+  'padding',
+  'paddingblock',
+  'paddinginline',
+  'gap',
+  'direction',
+  'background',
+  'border',
+  'borderradius',
+  'inlinesize',
+];
 const boxCss = (host: StandInElement) =>
   [
     host.attr('padding') ? `padding:${space(host.attr('padding'), 'none')}` : '',
+    host.attr('paddingblock') ? `padding-block:${space(host.attr('paddingblock'), 'none')}` : '',
+    host.attr('paddinginline') ? `padding-inline:${space(host.attr('paddinginline'), 'none')}` : '',
     host.attr('background') && host.attr('background') !== 'transparent'
       ? `background:${host.attr('background') === 'subdued' ? '#f7f7f7' : '#fff'}`
       : '',
