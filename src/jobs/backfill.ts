@@ -33,10 +33,11 @@ export const ORDERS_QUERY = `query BackfillOrders($cursor: String, $query: Strin
       shippingAddress { zip countryCodeV2 }
       fulfillments(first: 20) {
         legacyResourceId
+        name
         status
         createdAt
         updatedAt
-        trackingInfo(first: 10) { company number }
+        trackingInfo(first: 10) { company number url }
       }
     }
   }
@@ -49,10 +50,12 @@ export interface GraphqlOrder {
   shippingAddress: { zip: string | null; countryCodeV2: string | null } | null;
   fulfillments: Array<{
     legacyResourceId: string;
+    /** #1001.1; absent from older answers (the order's name stands in). */
+    name?: string | null;
     status: string;
     createdAt: string | null;
     updatedAt: string | null;
-    trackingInfo: Array<{ company: string | null; number: string | null }>;
+    trackingInfo: Array<{ company: string | null; number: string | null; url?: string | null }>;
   }>;
 }
 
@@ -147,12 +150,13 @@ export function toFulfillmentPayload(
   const parsed = fulfillmentPayload.safeParse({
     id: fulfillment.legacyResourceId,
     order_id: order.legacyResourceId,
-    name: order.name,
+    name: fulfillment.name ?? order.name,
     status: fulfillment.status,
     updated_at: fulfillment.updatedAt,
     created_at: fulfillment.createdAt,
     tracking_company: fulfillment.trackingInfo.map((i) => i.company?.trim()).find(Boolean) ?? null,
     tracking_numbers: fulfillment.trackingInfo.map((i) => i.number),
+    tracking_urls: fulfillment.trackingInfo.map((i) => i.url ?? null),
     destination: { zip: order.shippingAddress?.zip, country_code: order.shippingAddress?.countryCodeV2 },
   });
   if (!parsed.success) {

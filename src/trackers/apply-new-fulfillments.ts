@@ -126,6 +126,8 @@ export async function applyNewFulfillments(
         id: randomUUID(),
         ...ofFulfilment,
         trackingNumber: n.trackingNumber,
+        fulfillmentName: f.fulfillmentName,
+        trackingUrl: f.trackingUrls[n.trackingNumber] ?? null,
         carrierName: f.carrierName,
         carrierKey,
         postalCode: f.postalCode,

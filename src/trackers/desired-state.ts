@@ -100,7 +100,8 @@ export async function applyFulfillment(
   // An order cancelled while the shop keeps trackers on cancel holds nothing back: its fulfilments apply as
   // usual, so the outcome does not depend on whether the cancel arrived first.
   if (cancelled || (orderCancelled && shop.deleteOnCancel)) {
-    if (shop.deleteOnCancel) await deactivate(tx, lines, touched);
+    if (shop.deleteOnCancel)
+      await deactivate(tx, lines, touched, orderCancelled ? 'order_cancelled' : 'fulfillment_cancelled');
     await recompute(tx, touched);
     return { kind: 'applied', trackersTouched: touched.size, linesWaitingForCarrier: 0 };
   }
@@ -110,6 +111,7 @@ export async function applyFulfillment(
     tx,
     lines.filter((l) => !wanted.has(l.trackingNumber)),
     touched,
+    'number_removed',
   );
   // One fulfilment's numbers share its carrier, destination and order: everything below is set-based, a
   // handful of statements whatever the count (bounded by trackingNumberLimits), so the transaction stays
@@ -119,6 +121,7 @@ export async function applyFulfillment(
   const details = {
     orderId: fulfillment.orderId,
     orderName: fulfillment.orderName,
+    fulfillmentName: fulfillment.fulfillmentName,
     carrierName: fulfillment.carrierName,
     carrierKey: fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null,
     postalCode: fulfillment.postalCode,
@@ -172,6 +175,7 @@ export async function applyFulfillment(
       shopId: shop.id,
       fulfillmentId: fulfillment.fulfillmentId,
       trackingNumber,
+      trackingUrl: fulfillment.trackingUrls[trackingNumber] ?? null,
       active,
       trackerId: trackerIds.get(trackingNumber) ?? null,
       ...details,
@@ -186,10 +190,16 @@ export async function applyFulfillment(
     if (revived.length > 0)
       await tx.trackingLine.updateMany({
         where: { id: { in: revived } },
-        data: { ...details, active: true },
+        data: { ...details, active: true, endedReason: null },
       });
     if (dormant.length > 0)
       await tx.trackingLine.updateMany({ where: { id: { in: dormant } }, data: details });
+    // A tracking page the store now gives (or no longer gives): one statement per changed line only.
+    for (const line of again) {
+      const trackingUrl = fulfillment.trackingUrls[line.trackingNumber] ?? null;
+      if (line.trackingUrl !== trackingUrl)
+        await tx.trackingLine.update({ where: { id: line.id }, data: { trackingUrl }, select: { id: true } });
+    }
     for (const line of again) {
       if (line.trackerId) touched.add(line.trackerId);
       const trackerId = trackerIds.get(line.trackingNumber);
@@ -218,7 +228,7 @@ export async function applyOrderCancelled(
     where: { shopId: shop.id, orderId: order.orderId, active: true },
   });
   const touched = new Set<string>();
-  await deactivate(tx, lines, touched);
+  await deactivate(tx, lines, touched, 'order_cancelled');
   await recompute(tx, touched);
   return { kind: 'applied', trackersTouched: touched.size, linesWaitingForCarrier: 0 };
 }
@@ -261,12 +271,20 @@ export async function lockShop(tx: Tx, shopId: string): Promise<void> {
   await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
 }
 
-async function deactivate(tx: Tx, lines: TrackingLine[], touched: Set<string>): Promise<void> {
+/** Why a line stopped being wanted (shown on the page: "Order cancelled — tracker removed"). */
+export type LineEndedReason = 'order_cancelled' | 'fulfillment_cancelled' | 'number_removed';
+
+async function deactivate(
+  tx: Tx,
+  lines: TrackingLine[],
+  touched: Set<string>,
+  endedReason: LineEndedReason,
+): Promise<void> {
   const active = lines.filter((l) => l.active);
   if (active.length === 0) return;
   await tx.trackingLine.updateMany({
     where: { id: { in: active.map((l) => l.id) } },
-    data: { active: false },
+    data: { active: false, endedReason },
   });
   for (const l of active) if (l.trackerId) touched.add(l.trackerId);
 }

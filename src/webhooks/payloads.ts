@@ -101,6 +101,46 @@ export function describeRefusedNumbers(refused: RefusedNumbers): string | null {
   return parts.length > 0 ? parts.join('; ') : null;
 }
 
+/** The longest carrier tracking-page URL kept. */
+export const trackingUrlMaxLength = 2000;
+
+/** An http(s) URL of at most trackingUrlMaxLength characters, else null (never a javascript: link). */
+export function safeTrackingUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.length > trackingUrlMaxLength || unprintable.test(trimmed)) return null;
+  try {
+    const url = new URL(trimmed);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Each applied number's carrier tracking page: the store sends `tracking_urls` in the order of
+ * `tracking_numbers`, or one `tracking_url` for a single number.
+ */
+function trackingUrlsOf(
+  numbers: Array<string | null> | null | undefined,
+  urls: Array<string | null> | null | undefined,
+  single: string | null | undefined,
+  applied: string[],
+): Record<string, string> {
+  const byNumber: Record<string, string> = {};
+  const list = numbers && numbers.length > 0 ? numbers : [];
+  list.forEach((n, i) => {
+    const url = safeTrackingUrl(urls?.[i]);
+    const number = n?.trim();
+    if (url && number && !(number in byNumber)) byNumber[number] = url;
+  });
+  if (applied.length === 1 && !(applied[0]! in byNumber)) {
+    const url = safeTrackingUrl(single) ?? safeTrackingUrl(urls?.[0]);
+    if (url) byNumber[applied[0]!] = url;
+  }
+  return Object.fromEntries(applied.filter((n) => n in byNumber).map((n) => [n, byNumber[n]!]));
+}
+
 /** `#1001.1` (a fulfilment's name) → `#1001` (its order's name). */
 export function orderNameFromFulfillmentName(name: string | null): string | null {
   if (name === null) return null;
@@ -119,6 +159,9 @@ export const fulfillmentPayload = z
     tracking_numbers: z.array(z.string().nullable()).nullish(),
     destination,
     name: text.optional(),
+    // Lenient: a malformed URL loses only its link, never the fulfilment.
+    tracking_url: z.unknown().optional(),
+    tracking_urls: z.array(z.unknown()).nullish().catch(null),
   })
   .transform((f) => {
     const { numbers, refused } = trackingNumbers(f.tracking_numbers, f.tracking_number ?? null);
@@ -126,6 +169,14 @@ export const fulfillmentPayload = z
       fulfillmentId: f.id,
       orderId: f.order_id,
       orderName: orderNameFromFulfillmentName(f.name ?? null),
+      fulfillmentName: f.name ?? null,
+      /** The carrier's tracking page per applied number, when the store gave one. */
+      trackingUrls: trackingUrlsOf(
+        f.tracking_numbers,
+        f.tracking_urls?.map((u) => (typeof u === 'string' ? u : null)),
+        typeof f.tracking_url === 'string' ? f.tracking_url : null,
+        numbers,
+      ),
       status: f.status.toLowerCase(),
       /** When the store last changed this fulfilment: the newest wins. */
       updatedAt: f.updated_at ?? f.created_at ?? null,

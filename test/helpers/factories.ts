@@ -69,6 +69,8 @@ export interface FulfilmentBodyOptions {
   trackingNumber?: string | null;
   destination?: { zip?: string | null; country_code?: string | null } | null;
   name?: string | null;
+  /** The carrier's tracking pages, in the order of trackingNumbers (the store's `tracking_urls`). */
+  trackingUrls?: Array<string | null> | null;
 }
 
 /** A fulfilment body shaped like the platform's `fulfillments/create|update` payload. */
@@ -94,6 +96,7 @@ export function fulfilmentBody(options: FulfilmentBodyOptions = {}): Record<stri
         ? { zip: '40003', country_code: 'US', city: 'Louisville', name: 'Jane Doe' }
         : options.destination,
     name: options.name === undefined ? '#1001.1' : options.name,
+    ...(options.trackingUrls !== undefined ? { tracking_urls: options.trackingUrls } : {}),
     line_items: [],
   };
 }
@@ -129,6 +132,8 @@ export interface TrackerOverrides {
   events?: string | null;
   statusCheckedAt?: Date | null;
   nextPollAt?: Date | null;
+  lastErrorReason?: string | null;
+  lastError?: string | null;
 }
 
 /** A tracker row written directly (what desired-state would make), pending by default. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
@@ -14,7 +15,8 @@ import { connectionBody, saveConnection } from './connection.js';
 import { listShopFailed, retryBody, retryShopFailed } from './failed-work.js';
 import { settingsBody, updateShopSettings } from './settings.js';
 import { getShipmentDetail } from './shipment-detail.js';
-import { listShipments, shipmentsQuery } from './shipments.js';
+import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
+import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
 import { getShopOverview } from './shop-overview.js';
 import { shipmentSummary } from './summary.js';
 import { type InputIssue, parseInput } from './validation.js';
@@ -103,6 +105,21 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     res.json(await listShipments(deps, shopOf(res), query.value));
   });
 
+  // Before /shipments/:trackerId. Streamed in batches: a large shop is never held in memory at once.
+  router.get('/shipments.csv', async (req, res) => {
+    const query = parseInput(shipmentsQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    const batches = exportShipments(deps, shopOf(res), query.value);
+    const first = await batches.next();
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${csvFileName()}"`);
+    res.write(byteOrderMark + csvLine(csvHeader));
+    for (let batch = first; !batch.done; batch = await batches.next()) {
+      if (!res.write(batch.value.map(csvRow).join(''))) await once(res, 'drain');
+    }
+    res.end();
+  });
+
   // Before /shipments/:trackerId, which would take "attention" for an id.
   router.get('/shipments/attention', async (req, res) => {
     const query = parseInput(attentionQuery, req.query);
@@ -162,7 +179,12 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     }
     // Never the body (it may hold the API key) nor a whole error (Prisma's repeat their arguments).
     deps.logger.error({ method: req.method, path: req.path, err: describeError(error) }, 'page API failed');
-    if (res.headersSent) return;
+    // A stream (the CSV) already under way cannot turn into an error answer: cut it, so it is not taken
+    // for a whole file.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     res.status(500).json({ error: 'internal_error' });
   });
 

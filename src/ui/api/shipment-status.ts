@@ -5,6 +5,7 @@ import {
   normaliseStatus,
   type StoredEvent,
 } from '../../shipments/status.js';
+import { statusActions as actions, statusLabels as labels } from '../vocabulary.js';
 
 /**
  * The parcel's status as the merchant reads it: the service's word (lower case), a label in plain words,
@@ -21,57 +22,6 @@ export interface StatusView {
   /** For the service's own tracker states: what the merchant can do about it. */
   action: string | null;
 }
-
-/** What the merchant can do when the service itself cannot follow a tracker. */
-const actions: Record<string, string> = {
-  connection_issue:
-    'The tracking service cannot reach the store (it needs the store address over HTTPS): check the connection in Settings.',
-  invalid_tracking:
-    'Check the tracking number on the fulfilment in the store; a corrected number is followed anew.',
-  invalid_carrier: 'Map this carrier to the right one in Settings → Carrier mapping.',
-  carrier_unsupported:
-    'The tracking service does not support this carrier: map it to a supported one in Settings → Carrier mapping.',
-  deleted: 'The tracker was deleted at the tracking service, so its status is no longer updated.',
-  expired: 'No update for two months: the tracking service stopped following it.',
-  pending_trackship: 'Nothing to do: the first data is on its way.',
-};
-
-const labels: Record<string, string> = {
-  pending: 'Pending',
-  info_received: 'Label created',
-  label_created: 'Label created',
-  label_printed: 'Label created',
-  pre_transit: 'Label created',
-  picked_up: 'Picked up',
-  in_transit: 'In transit',
-  transit: 'In transit',
-  out_for_delivery: 'Out for delivery',
-  available_for_pickup: 'Ready for pickup',
-  ready_for_pickup: 'Ready for pickup',
-  delivered: 'Delivered',
-  attempt_fail: 'Delivery attempt failed',
-  failed_attempt: 'Delivery attempt failed',
-  delayed: 'Delayed',
-  failure: 'Delivery attempt failed',
-  failed: 'Exception',
-  on_hold: 'On hold',
-  label_cancelled: 'Label cancelled',
-  pending_trackship: 'Waiting for the first scan',
-  connection_issue: 'Not followed: connection problem',
-  invalid_tracking: 'Not followed: invalid tracking number',
-  invalid_carrier: 'Not followed: wrong carrier',
-  carrier_unsupported: 'Not followed: carrier not supported',
-  deleted: 'Removed at the tracking service',
-  exception: 'Exception',
-  error: 'Exception',
-  undeliverable: 'Undeliverable',
-  return_to_sender: 'Returned',
-  returned: 'Returned',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-  canceled: 'Cancelled',
-  unknown: 'Unknown',
-};
 
 /** Details that say more than a still-moving status (the service's status stays in_transit for them). */
 const telling = new Set(['out_for_delivery', 'available_for_pickup', 'ready_for_pickup', 'picked_up']);

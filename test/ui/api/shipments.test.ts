@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
-import { shipmentsPerOrder } from '../../../src/ui/api/shipments.js';
 import { createTracker, type TrackerOverrides } from '../../helpers/factories.js';
 import { type PageApiHarness, startPageApi, type TestShop, uniqueName } from './harness.js';
 
@@ -9,23 +8,8 @@ let prisma: DatabaseClient;
 let shop: TestShop;
 
 interface Row {
-  id: string | null;
   trackingNumber: string;
-  provider: string | null;
-  carrierName: string | null;
-  state: string;
-  lastError: string | null;
-  lastErrorReason: string | null;
-  status: unknown;
-  estimatedDelivery: string | null;
-  lastEvent: unknown;
-  statusCheckedAt: string | null;
-}
-interface Order {
-  orderId: string;
-  orderName: string | null;
-  delivered: boolean;
-  trackers: Row[];
+  sync: { state: string };
 }
 
 const notReadYet = { status: null, estimatedDelivery: null, lastEvent: null, statusCheckedAt: null };
@@ -61,136 +45,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('GET /shipments', () => {
-  it('lists orders newest first with their trackers, and lines waiting for a carrier', async () => {
-    const res = await api.as(shop.domain).get('/shipments');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      page: 1,
-      pageCount: 1,
-      total: 2,
-      orders: [
-        {
-          orderId: '3002',
-          orderName: '#3002',
-          delivered: false,
-          trackers: [
-            {
-              id: expect.any(String),
-              trackingNumber: '1ZSHIP00000003002',
-              provider: 'ups',
-              carrierName: 'UPS',
-              state: 'active',
-              lastError: null,
-              lastErrorReason: null,
-              ...notReadYet,
-            },
-            {
-              id: null,
-              trackingNumber: 'SPEEDY-3002',
-              provider: null,
-              carrierName: 'Speedy Parcels Ltd',
-              state: 'waiting_carrier',
-              lastError: null,
-              lastErrorReason: null,
-              ...notReadYet,
-            },
-          ],
-          moreTrackers: 0,
-        },
-        {
-          orderId: '3001',
-          orderName: '#3001',
-          delivered: false,
-          trackers: [expect.objectContaining({ trackingNumber: '1ZSHIP00000003001', state: 'active' })],
-          moreTrackers: 0,
-        },
-      ],
-    });
-  });
-
-  it('searches by order name, order id or (part of) a tracking number', async () => {
-    const numbersOf = (orders: Order[]) => orders.map((o) => o.orderId);
-    for (const search of ['#3001', '3001', '1ZSHIP00000003001', 'ship00000003001', '03001']) {
-      const res = await api.as(shop.domain).get(`/shipments?search=${encodeURIComponent(search)}`);
-      expect(numbersOf(res.body.orders), search).toEqual(['3001']);
-      expect(res.body.total).toBe(1);
-    }
-    // A match on one number shows the whole order.
-    const speedy = await api.as(shop.domain).get('/shipments?search=speedy-3002');
-    expect(speedy.body.orders).toHaveLength(1);
-    expect(speedy.body.orders[0].trackers).toHaveLength(2);
-    const none = await api.as(shop.domain).get('/shipments?search=nothing-like-it');
-    expect(none.body).toEqual({ orders: [], page: 1, pageCount: 1, total: 0 });
-  });
-
-  it('bounds a page: one order with many parcels lists the first ones and counts the rest', async () => {
-    const big = await api.connectedShop('shipments-big');
-    const numbers = Array.from(
-      { length: shipmentsPerOrder + 30 },
-      (_, i) => `1ZMANY${String(i).padStart(8, '0')}`,
-    );
-    await api.fulfil(big.domain, {
-      orderId: 4001,
-      name: '#4001.1',
-      trackingNumbers: numbers,
-      carrier: 'UPS',
-    });
-    await api.settled(big.domain);
-    const res = await api.as(big.domain).get('/shipments');
-    expect(res.status).toBe(200);
-    const [order] = res.body.orders as Array<Order & { moreTrackers: number }>;
-    expect(order!.trackers).toHaveLength(shipmentsPerOrder);
-    const listed = new Set(order!.trackers.map((t) => t.trackingNumber));
-    expect(listed.size).toBe(shipmentsPerOrder);
-    for (const n of listed) expect(numbers).toContain(n);
-    expect(order!.moreTrackers).toBe(30);
-    // Any of the rest is found by its number.
-    const found = await api.as(big.domain).get(`/shipments?search=${numbers.at(-1)}`);
-    expect(found.body.orders[0].moreTrackers).toBe(30);
-  });
-
-  it('refuses a bad page number', async () => {
-    for (const q of ['page=0', 'page=-1', 'page=abc']) {
-      const res = await api.as(shop.domain).get(`/shipments?${q}`);
-      expect(res.status, q).toBe(400);
-      expect(res.body.issues).toEqual([{ field: 'page', message: expect.any(String) }]);
-    }
-  });
-
-  it('pages 25 orders at a time, newest first', async () => {
-    const many = await api.connectedShop('many-orders');
-    for (let n = 1; n <= 30; n++) {
-      await api.fulfil(many.domain, {
-        orderId: 9000 + n,
-        name: `#${9000 + n}.1`,
-        trackingNumbers: [`1ZPAGE${String(n).padStart(10, '0')}`],
-        carrier: 'UPS',
-      });
-    }
-    await api.settled(many.domain);
-    const first = await api.as(many.domain).get('/shipments');
-    const second = await api.as(many.domain).get('/shipments?page=2');
-    const third = await api.as(many.domain).get('/shipments?page=3');
-    expect(first.body).toMatchObject({ page: 1, pageCount: 2, total: 30 });
-    expect(first.body.orders).toHaveLength(25);
-    expect(second.body).toMatchObject({ page: 2, pageCount: 2, total: 30 });
-    expect(second.body.orders).toHaveLength(5);
-    expect(third.body).toMatchObject({ orders: [], page: 3, pageCount: 2, total: 30 });
-
-    const shown = [...first.body.orders, ...second.body.orders].map((o: Order) => o.orderId);
-    expect(new Set(shown).size).toBe(30);
-    const lines = await prisma.trackingLine.findMany({ where: { shopId: many.id } });
-    const createdAt = new Map(lines.map((l) => [l.orderId, l.createdAt.getTime()]));
-    const times = shown.map((id) => createdAt.get(id)!);
-    expect([...times].sort((a, b) => b - a)).toEqual(times);
-  });
-});
-
 describe('GET /shipments/:trackerId', () => {
   it('shows the live status and the timeline from the service', async () => {
     const list = await api.as(shop.domain).get('/shipments?search=3001');
-    const id = list.body.orders[0].trackers[0].id as string;
+    const id = list.body.rows.find((r: { trackerId: string | null }) => r.trackerId).trackerId as string;
 
     const before = await api.as(shop.domain).get(`/shipments/${id}`);
     expect(before.status).toBe(200);
@@ -241,7 +99,7 @@ describe('GET /shipments/:trackerId', () => {
 
   it('reports a failure of the service in `error`, not as a 500', async () => {
     const list = await api.as(shop.domain).get('/shipments?search=3002');
-    const id = list.body.orders[0].trackers[0].id as string;
+    const id = list.body.rows.find((r: { trackerId: string | null }) => r.trackerId).trackerId as string;
     const down = { operation: 'get', status: 503, body: { message: 'Service unavailable' } };
     await api.app.emulator.control.script([down, down, down]);
     const res = await api.as(shop.domain).get(`/shipments/${id}`);
@@ -293,17 +151,15 @@ describe('states and GET /summary', () => {
     await make('5', 'N-WAITING', null);
 
     const list = await api.as(domain).get('/shipments');
-    const states = Object.fromEntries(
-      list.body.orders.flatMap((o: Order) => o.trackers.map((t) => [t.trackingNumber, t.state])),
-    );
+    const states = Object.fromEntries(list.body.rows.map((r: Row) => [r.trackingNumber, r.sync.state]));
     expect(states).toEqual({
-      'N-CREATING': 'creating',
-      'N-UNKNOWN': 'creating',
-      'N-ACTIVE': 'active',
+      'N-CREATING': 'syncing',
+      'N-UNKNOWN': 'syncing',
+      'N-ACTIVE': 'tracked',
       'N-REMOVING': 'removing',
       'N-REMOVED': 'removed',
       'N-FAILED': 'failed',
-      'N-DEAD': 'dead',
+      'N-DEAD': 'failed',
       'N-WAITING': 'waiting_carrier',
     });
 

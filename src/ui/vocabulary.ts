@@ -1,0 +1,345 @@
+/**
+ * The words the merchant reads, in one place: parcel statuses and their groups, where a shipment's sync
+ * stands, why something failed and what to do. Plain TypeScript with no imports: the server (API answers,
+ * CSV) and the page's bundle (src/ui/page) both use it, so a label is never spelt two ways.
+ */
+
+/* ------------------------------------------------------------------ the parcel */
+
+/** The parcel's status in groups the merchant filters by. */
+export const parcelGroups = [
+  'not_scanned',
+  'info_received',
+  'in_transit',
+  'out_for_delivery',
+  'ready_for_pickup',
+  'failed_attempt',
+  'exception',
+  'delivered',
+  'ended',
+] as const;
+export type ParcelGroup = (typeof parcelGroups)[number];
+
+export const parcelGroupLabels: Record<ParcelGroup, string> = {
+  not_scanned: 'No scan yet',
+  info_received: 'Label created',
+  in_transit: 'In transit',
+  out_for_delivery: 'Out for delivery',
+  ready_for_pickup: 'Ready for pickup',
+  failed_attempt: 'Delivery attempt failed',
+  exception: 'Exception',
+  delivered: 'Delivered',
+  ended: 'Ended',
+};
+
+export type Tone = 'info' | 'success' | 'warning' | 'critical' | 'neutral';
+
+export const parcelGroupTones: Record<ParcelGroup, Tone> = {
+  not_scanned: 'neutral',
+  info_received: 'neutral',
+  in_transit: 'info',
+  out_for_delivery: 'info',
+  ready_for_pickup: 'info',
+  failed_attempt: 'warning',
+  exception: 'critical',
+  delivered: 'success',
+  ended: 'neutral',
+};
+
+/**
+ * Which status codes (normalised: lower case, `_` for spaces and hyphens) make each group. A status that
+ * is in none of these lists is a parcel still moving: in transit. Details that say more than a moving
+ * status (out_for_delivery, ready_for_pickup) are listed by detail.
+ */
+export const parcelGroupStatuses: Record<Exclude<ParcelGroup, 'in_transit'>, readonly string[]> = {
+  not_scanned: ['pending', 'pending_trackship', 'unknown'],
+  info_received: ['info_received', 'label_created', 'label_printed', 'pre_transit'],
+  out_for_delivery: ['out_for_delivery'],
+  ready_for_pickup: ['available_for_pickup', 'ready_for_pickup'],
+  failed_attempt: ['attempt_fail', 'failed_attempt', 'failure', 'delivery_attempted'],
+  exception: [
+    'exception',
+    'error',
+    'failed',
+    'delayed',
+    'on_hold',
+    'undeliverable',
+    'return_to_sender',
+    'returned',
+    'expired',
+    'connection_issue',
+    'invalid_tracking',
+    'invalid_carrier',
+    'carrier_unsupported',
+  ],
+  delivered: ['delivered'],
+  ended: ['cancelled', 'canceled', 'label_cancelled', 'deleted'],
+};
+
+/** Moving statuses whose detail names a group of its own. */
+export const movingStatuses: readonly string[] = ['in_transit', 'transit'];
+export const groupByDetail: Partial<Record<string, ParcelGroup>> = {
+  out_for_delivery: 'out_for_delivery',
+  available_for_pickup: 'ready_for_pickup',
+  ready_for_pickup: 'ready_for_pickup',
+  attempt_fail: 'failed_attempt',
+  failed_attempt: 'failed_attempt',
+  delivery_attempted: 'failed_attempt',
+};
+
+export function normaliseStatusCode(value: string | null | undefined): string {
+  return (value ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+/** The group of a status (and its detail); no status read yet: not_scanned. */
+export function parcelGroupOf(status: string | null | undefined, detail?: string | null): ParcelGroup {
+  const code = normaliseStatusCode(status);
+  if (code === '') return 'not_scanned';
+  if (movingStatuses.includes(code)) {
+    const byDetail = groupByDetail[normaliseStatusCode(detail)];
+    if (byDetail) return byDetail;
+  }
+  for (const [group, codes] of Object.entries(parcelGroupStatuses)) {
+    if (codes.includes(code)) return group as ParcelGroup;
+  }
+  return 'in_transit';
+}
+
+/** What the merchant can do when the service itself cannot follow a tracker. */
+export const statusActions: Record<string, string> = {
+  connection_issue:
+    'The tracking service cannot reach the store (it needs the store address over HTTPS): check the connection in Settings.',
+  invalid_tracking:
+    'Check the tracking number on the fulfilment in the store; a corrected number is followed anew.',
+  invalid_carrier: 'Map this carrier to the right one in Settings → Carrier mapping.',
+  carrier_unsupported:
+    'The tracking service does not support this carrier: map it to a supported one in Settings → Carrier mapping.',
+  deleted: 'The tracker was deleted at the tracking service, so its status is no longer updated.',
+  expired: 'No update for two months: the tracking service stopped following it.',
+  pending_trackship: 'Nothing to do: the first data is on its way.',
+};
+
+/** Each status code's label; a code not listed is shown as its own words. */
+export const statusLabels: Record<string, string> = {
+  pending: 'Pending',
+  info_received: 'Label created',
+  label_created: 'Label created',
+  label_printed: 'Label created',
+  pre_transit: 'Label created',
+  picked_up: 'Picked up',
+  in_transit: 'In transit',
+  transit: 'In transit',
+  out_for_delivery: 'Out for delivery',
+  available_for_pickup: 'Ready for pickup',
+  ready_for_pickup: 'Ready for pickup',
+  delivered: 'Delivered',
+  attempt_fail: 'Delivery attempt failed',
+  failed_attempt: 'Delivery attempt failed',
+  delayed: 'Delayed',
+  failure: 'Delivery attempt failed',
+  failed: 'Exception',
+  on_hold: 'On hold',
+  label_cancelled: 'Label cancelled',
+  pending_trackship: 'Waiting for the first scan',
+  connection_issue: 'Not followed: connection problem',
+  invalid_tracking: 'Not followed: invalid tracking number',
+  invalid_carrier: 'Not followed: wrong carrier',
+  carrier_unsupported: 'Not followed: carrier not supported',
+  deleted: 'Removed at the tracking service',
+  exception: 'Exception',
+  error: 'Exception',
+  undeliverable: 'Undeliverable',
+  return_to_sender: 'Returned',
+  returned: 'Returned',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+  canceled: 'Cancelled',
+  unknown: 'Unknown',
+};
+
+/* ------------------------------------------------------------------ the sync */
+
+/**
+ * Where a shipment's tracker stands at the tracking service, in the merchant's terms, for one line (a
+ * number on a fulfilment).
+ */
+export const syncStates = [
+  'tracked',
+  'syncing',
+  'waiting_carrier',
+  'failed',
+  'removing',
+  'order_cancelled',
+  'fulfillment_cancelled',
+  'number_removed',
+  'removed',
+] as const;
+export type SyncState = (typeof syncStates)[number];
+
+/** The sync filter: one state, or every shipment that needs the merchant. */
+export const syncFilters = ['problem', ...syncStates] as const;
+export type SyncFilter = (typeof syncFilters)[number];
+
+/** The states that need the merchant. */
+export const problemSyncStates: readonly SyncState[] = ['failed', 'waiting_carrier'];
+
+export const syncLabels: Record<SyncState, string> = {
+  tracked: 'Tracked',
+  syncing: 'Creating tracker…',
+  waiting_carrier: 'Waiting: map this carrier',
+  failed: 'Failed',
+  removing: 'Removing tracker…',
+  order_cancelled: 'Order cancelled — tracker removed',
+  fulfillment_cancelled: 'Fulfilment cancelled — tracker removed',
+  number_removed: 'Number removed from the fulfilment — tracker removed',
+  removed: 'Tracker removed',
+};
+
+export const syncFilterLabels: Record<SyncFilter, string> = {
+  problem: 'Needs action',
+  tracked: 'Tracked',
+  syncing: 'Creating tracker',
+  waiting_carrier: 'Waiting for a carrier',
+  failed: 'Failed',
+  removing: 'Removing tracker',
+  order_cancelled: 'Order cancelled',
+  fulfillment_cancelled: 'Fulfilment cancelled',
+  number_removed: 'Number removed',
+  removed: 'Tracker removed',
+};
+
+/** The sync state of one line: no tracker → waiting for a carrier; else from the tracker's states. */
+export function syncStateOf(
+  tracker: { desired: string; remote: string; syncState: string } | null,
+  endedReason: string | null,
+): SyncState {
+  if (!tracker) return 'waiting_carrier';
+  if (tracker.syncState === 'failed' || tracker.syncState === 'dead') return 'failed';
+  if (tracker.desired === 'removed') {
+    if (tracker.remote !== 'absent') return 'removing';
+    return endedReason === 'order_cancelled' ||
+      endedReason === 'fulfillment_cancelled' ||
+      endedReason === 'number_removed'
+      ? endedReason
+      : 'removed';
+  }
+  return tracker.syncState === 'synced' && tracker.remote === 'present' ? 'tracked' : 'syncing';
+}
+
+/* ------------------------------------------------------------------ failures */
+
+/** Why the tracking service refused or failed a tracker, in plain words, and what to do. */
+export const failureReasons: Record<string, { what: string; todo: string }> = {
+  destination_required: {
+    what: 'The carrier needs the destination (postal code and country) and the order has none.',
+    todo: 'Add the shipping address to the order in your store, then retry.',
+  },
+  provider_not_found: {
+    what: 'The tracking service does not know this carrier.',
+    todo: 'Choose another carrier in Settings → Carrier mapping, then retry.',
+  },
+  unauthorized: {
+    what: 'The tracking service refused the API key or the store.',
+    todo: 'Check the app name and API key in Settings → Connection.',
+  },
+  app_name_not_found: {
+    what: 'The tracking service has no account with this app name.',
+    todo: 'Check the app name in Settings → Connection.',
+  },
+  ssl_error: {
+    what: 'The tracking service needs the store address over HTTPS.',
+    todo: 'Check the connection in Settings.',
+  },
+  balance_exhausted: {
+    what: 'No trackers are left in your tracking service account.',
+    todo: 'Top up the account, then retry.',
+  },
+  missing_parameter: {
+    what: 'The tracking service said a detail of the shipment is missing.',
+    todo: 'Check the order and its fulfilment in your store, then retry.',
+  },
+  order_not_found: {
+    what: 'The tracking service does not know this order.',
+    todo: 'Retry; the order is sent again.',
+  },
+  tracking_not_found: {
+    what: 'The tracking service does not know this tracking number.',
+    todo: 'Check the number on the fulfilment in your store.',
+  },
+};
+
+/** A failure's reason code → what happened and what to do (unknown codes: the service's own message). */
+export function describeFailure(
+  reason: string | null,
+  message: string | null,
+): { what: string; todo: string } {
+  const known = reason ? failureReasons[reason] : undefined;
+  if (known) return known;
+  return {
+    what: message?.trim() || 'The tracking service did not accept the tracker.',
+    todo: 'Retry; if it fails again, check the order and the carrier.',
+  };
+}
+
+/* ------------------------------------------------------------------ the overview's health */
+
+export type HealthKey =
+  'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'needs_attention' | 'waiting_carrier';
+
+/** A health line's words for its count; `action` is the link's text when there is something to do. */
+export function healthWords(item: { key: HealthKey; count: number }): {
+  text: string;
+  action: string | null;
+} {
+  const n = item.count;
+  const s = (one: string, many: string) => (n === 1 ? one : many);
+  switch (item.key) {
+    case 'failed_trackers':
+      return n === 0
+        ? { text: 'No tracker failed.', action: null }
+        : { text: `${n} ${s('tracker', 'trackers')} failed.`, action: 'See what to do' };
+    case 'failed_deliveries':
+      return n === 0
+        ? { text: 'Every store update was applied.', action: null }
+        : { text: `${n} store ${s('update', 'updates')} could not be applied.`, action: 'Retry' };
+    case 'store_writes_refused':
+      return n === 0
+        ? { text: 'Every tracking update so far was written to your store.', action: null }
+        : {
+            text: `${n} tracking ${s('update was', 'updates were')} refused by your store.`,
+            action: 'See which',
+          };
+    case 'needs_attention':
+      return n === 0
+        ? { text: 'No shipment is late or in trouble.', action: null }
+        : { text: `${n} ${s('shipment is', 'shipments are')} late or in trouble.`, action: 'Look at them' };
+    case 'waiting_carrier':
+      return n === 0
+        ? { text: 'Every carrier is matched.', action: null }
+        : {
+            text: `${n} ${s('shipment waits', 'shipments wait')} for its carrier to be chosen.`,
+            action: 'Map carriers',
+          };
+  }
+}
+
+/** Why syncing is paused, for the merchant (the shop's pause reason code). */
+export function pauseWords(reason: string, message: string | null): string {
+  switch (reason) {
+    case 'not_connected':
+      return 'Not connected: enter your tracking service app name and API key.';
+    case 'unauthorized':
+      return 'Paused: the tracking service refused the API key. Check it in Settings.';
+    case 'balance_exhausted':
+      return 'Paused: no trackers left in your tracking service account. Top it up, then save the connection again.';
+    case 'uninstalled':
+      return 'The app was uninstalled from this store.';
+    case 'ssl_error':
+      return 'Paused: the tracking service needs the store address over HTTPS.';
+    default:
+      return message ? `Paused: ${message}` : 'Paused.';
+  }
+}
