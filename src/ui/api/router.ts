@@ -6,6 +6,7 @@ import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
+import { analyticsQuery, deliveryAnalytics } from './analytics.js';
 import { attentionQuery, listAttention } from './attention.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
@@ -17,6 +18,7 @@ import { settingsBody, updateShopSettings } from './settings.js';
 import { getShipmentDetail } from './shipment-detail.js';
 import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
+import { getOverview } from './overview.js';
 import { getShopOverview } from './shop-overview.js';
 import { shipmentSummary } from './summary.js';
 import { type InputIssue, parseInput } from './validation.js';
@@ -132,6 +134,16 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const detail = id.ok ? await getShipmentDetail(deps, shopOf(res), id.value) : null;
     if (detail) res.json(detail);
     else res.status(404).json({ error: 'not_found' });
+  });
+
+  router.get('/overview', async (_req, res) => {
+    res.json(await getOverview(deps, shopOf(res)));
+  });
+
+  router.get('/analytics', async (req, res) => {
+    const query = parseInput(analyticsQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await deliveryAnalytics(deps, shopOf(res), query.value.days));
   });
 
   router.get('/summary', async (_req, res) => {

@@ -315,6 +315,16 @@ export async function listShipments(
   };
 }
 
+/** How many rows the list gives for these filters (what its `total` would say). */
+export async function countShipments(
+  deps: Pick<ListDeps, 'prisma' | 'shops'>,
+  domain: string,
+  query: Omit<ShipmentsQuery, 'page'>,
+): Promise<number> {
+  const shop = await currentShop(deps.shops, domain);
+  return deps.prisma.trackingLine.count({ where: listWhere(shop.id, { ...query, page: 1 }) });
+}
+
 /** Lines read per query when exporting. */
 const exportBatch = 500;
 

@@ -135,7 +135,7 @@ class SAppNav extends HTMLElement {
     nav.setAttribute('aria-label', 'Tracksync');
     const home = this.querySelector('s-link[rel="home"]');
     const links: Array<{ href: string; text: string; app?: boolean }> = [
-      { href: home?.getAttribute('href') ?? '/', text: document.title || 'App', app: true },
+      { href: home?.getAttribute('href') ?? '/', text: home?.textContent?.trim() || 'Home', app: true },
       ...[...this.querySelectorAll('s-link:not([rel="home"])')].map((l) => ({
         href: l.getAttribute('href') ?? '/',
         text: l.textContent?.trim() ?? '',
@@ -172,7 +172,7 @@ class SAppNav extends HTMLElement {
 
   #markCurrent(): void {
     for (const a of this.shadowRoot?.querySelectorAll('a') ?? []) {
-      const current = !a.classList.contains('app') && a.dataset.path === window.location.pathname;
+      const current = a.dataset.path === window.location.pathname;
       if (current) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     }

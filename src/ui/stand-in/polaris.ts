@@ -56,6 +56,18 @@ const space = (value: string | null, fallback: string) =>
     .map((v) => spacing[v] ?? v)
     .join(' ');
 
+/** One constructed style sheet per element type, shared by all its instances. */
+const sheets = new Map<unknown, CSSStyleSheet>();
+function sheetOf(type: { css: string }): CSSStyleSheet {
+  let sheet = sheets.get(type);
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(base + type.css);
+    sheets.set(type, sheet);
+  }
+  return sheet;
+}
+
 class StandInElement extends HTMLElement {
   static render: Render = () => '<slot></slot>';
   static css = '';
@@ -75,9 +87,7 @@ class StandInElement extends HTMLElement {
     if (type.role && !this.hasAttribute('role')) this.setAttribute('role', type.role);
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: true });
-      const sheet = new CSSStyleSheet();
-      sheet.replaceSync(base + type.css);
-      root.adoptedStyleSheets = [sheet];
+      root.adoptedStyleSheets = [sheetOf(type)];
       this.update();
     }
   }
@@ -718,6 +728,30 @@ class STable extends StandInElement {
         ? `<div class="pager"><button type="button" id="previous" aria-label="Previous page"${host.flag('haspreviouspage') ? '' : ' disabled'}>‹</button><button type="button" id="next" aria-label="Next page"${host.flag('hasnextpage') ? '' : ' disabled'}>›</button></div>`
         : ''
     }`;
+  #observer = new MutationObserver(() => this.#labelCells());
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#observer.observe(this, { childList: true, subtree: true });
+    this.#labelCells();
+  }
+
+  disconnectedCallback(): void {
+    this.#observer.disconnect();
+  }
+
+  /** In the narrow (list) layout a cell under a `labeled` header shows that header's text before it. */
+  #labelCells(): void {
+    const headers = [...this.querySelectorAll(':scope > s-table-header-row > s-table-header')];
+    for (const row of this.querySelectorAll(':scope > s-table-body > s-table-row')) {
+      [...row.children].forEach((cell, i) => {
+        const header = headers[i];
+        const label = header?.getAttribute('listslot') === 'labeled' ? header.textContent?.trim() : '';
+        if (label && cell.getAttribute('data-label') !== label) cell.setAttribute('data-label', label);
+      });
+    }
+  }
+
   override afterRender(): void {
     this.shadowRoot!.getElementById('previous')?.addEventListener('click', () =>
       this.dispatchEvent(new Event('previouspage')),
@@ -750,5 +784,8 @@ define('s-table-row', {
 define('s-table-cell', {
   role: 'cell',
   css: `:host { display: table-cell; padding: 8px 10px; vertical-align: top; overflow-wrap: anywhere; }
-    @media (max-width: 640px) { :host { display: block; padding: 0; } }`,
+    @media (max-width: 640px) {
+      :host { display: block; padding: 0; }
+      :host([data-label])::before { content: attr(data-label); display: block; color: #616161; font-size: 12px; margin-block-start: 4px; }
+    }`,
 });

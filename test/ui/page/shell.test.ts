@@ -77,7 +77,7 @@ describe('pages', () => {
     ] as const) {
       await page
         .locator('s-app-nav')
-        .getByRole('link', { name: path === '/' ? 'Tracksync' : heading })
+        .getByRole('link', { name: heading })
         .click();
       await page.waitForURL((url) => url.pathname === path);
       await page.locator(`s-page[heading="${heading}"]`).waitFor();

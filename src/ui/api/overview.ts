@@ -1,0 +1,114 @@
+import type { CarrierRepository } from '../../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../../db/client.js';
+import type { ShopRepository } from '../../shops/shop-repository.js';
+import type { HealthKey } from '../vocabulary.js';
+import { listAttention } from './attention.js';
+import { currentShop } from './current-shop.js';
+import { listShopFailed } from './failed-work.js';
+import { countShipments } from './shipment-list.js';
+import { getShopOverview, type ShopOverview } from './shop-overview.js';
+
+/** The page a health line or a setup step leads to, and its filters there. */
+export type PageLink = { page: 'shipments' | 'activity' | 'settings'; params?: Record<string, string> };
+
+export interface SetupStep extends PageLink {
+  key: 'connect' | 'carriers' | 'first_tracker';
+  title: string;
+  description: string;
+  done: boolean;
+}
+
+export interface HealthItem {
+  key: HealthKey;
+  count: number;
+  tone: 'success' | 'warning' | 'critical';
+  page: PageLink['page'];
+  /** The filters that list exactly these `count` rows on that page. */
+  filter?: Record<string, string>;
+}
+
+export interface Overview extends ShopOverview {
+  setup: { done: boolean; steps: SetupStep[] };
+  health: HealthItem[];
+}
+
+type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
+
+/**
+ * What the Overview shows. Every health count is taken from the function that builds the list it links
+ * to (failed work, the attention list, the shipments filter), so a line can never say "all written"
+ * while that list holds refused writes.
+ */
+export async function getOverview(deps: Deps, domain: string): Promise<Overview> {
+  const [shop, failed, attention, waiting] = await Promise.all([
+    getShopOverview(deps, domain),
+    listShopFailed(deps, domain),
+    listAttention(deps, domain, { page: 1 }),
+    countShipments(deps, domain, { sync: 'waiting_carrier' }),
+  ]);
+  const current = await currentShop(deps.shops, domain);
+  const anyTracker =
+    (await deps.prisma.tracker.findFirst({ where: { shopId: current.id }, select: { id: true } })) !== null;
+  const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
+  const health: HealthItem[] = [
+    {
+      key: 'failed_trackers',
+      count: failed.trackers.length,
+      tone: problem(failed.trackers.length, 'critical'),
+      page: 'activity',
+    },
+    {
+      key: 'failed_deliveries',
+      count: failed.deliveries.length,
+      tone: problem(failed.deliveries.length, 'critical'),
+      page: 'activity',
+    },
+    {
+      key: 'store_writes_refused',
+      count: attention.storeWrites.failed,
+      tone: problem(attention.storeWrites.failed, 'warning'),
+      page: 'activity',
+    },
+    {
+      key: 'needs_attention',
+      count: attention.total,
+      tone: problem(attention.total, 'warning'),
+      page: 'activity',
+    },
+    {
+      key: 'waiting_carrier',
+      count: waiting,
+      tone: problem(waiting, 'warning'),
+      page: 'shipments',
+      filter: { sync: 'waiting_carrier' },
+    },
+  ];
+  const connected = shop.connection.hasApiKey && shop.connection.paused?.reason !== 'not_connected';
+  const steps: SetupStep[] = [
+    {
+      key: 'connect',
+      title: 'Connect your tracking service account',
+      description: 'Enter the app name and API key of your tracking service account.',
+      done: connected,
+      page: 'settings',
+      params: { section: 'connection' },
+    },
+    {
+      key: 'carriers',
+      title: 'Match your carriers',
+      description: 'Choose the tracking service carrier for each carrier name your store uses.',
+      done: waiting === 0,
+      page: 'settings',
+      params: { section: 'carriers' },
+    },
+    {
+      key: 'first_tracker',
+      title: 'Create your first tracker',
+      description: 'Fulfil an order with a tracking number, or import recent fulfilments.',
+      done: anyTracker,
+      page: 'activity',
+      params: { section: 'backfill' },
+    },
+  ];
+  return { ...shop, setup: { done: steps.every((s) => s.done), steps }, health };
+}

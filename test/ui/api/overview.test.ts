@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../../src/db/client.js';
+import type { Overview } from '../../../src/ui/api/overview.js';
+import { createDelivery, createTracker } from '../../helpers/factories.js';
+import { type PageApiHarness, startPageApi, uniqueName } from './harness.js';
+
+/**
+ * GET /overview: every health count is the count of the list it links to, so the Overview can never
+ * say "all written" beside refused writes, or "no tracker yet" beside a listed one.
+ */
+
+let api: PageApiHarness;
+let prisma: DatabaseClient;
+
+beforeAll(async () => {
+  api = await startPageApi();
+  prisma = api.app.database.prisma;
+});
+afterAll(async () => {
+  api?.expectNoKeyLeaked();
+  await api?.close();
+});
+
+async function overviewOf(domain: string): Promise<Overview> {
+  const res = await api.as(domain).get('/overview');
+  expect(res.status).toBe(200);
+  return res.body as Overview;
+}
+
+const healthOf = (o: Overview) => Object.fromEntries(o.health.map((h) => [h.key, h]));
+
+describe('GET /overview', () => {
+  it('a new shop: the setup guide with nothing done, every health line at zero', async () => {
+    const domain = `${uniqueName('new')}.myshopify.com`;
+    const overview = await overviewOf(domain);
+    expect(overview.setup.done).toBe(false);
+    expect(overview.setup.steps.map((s) => [s.key, s.done])).toEqual([
+      ['connect', false],
+      ['carriers', true],
+      ['first_tracker', false],
+    ]);
+    expect(overview.health.every((h) => h.count === 0 && h.tone === 'success')).toBe(true);
+    expect(overview.connection).toMatchObject({ hasApiKey: false, paused: { reason: 'not_connected' } });
+  });
+
+  it('counts each problem by the list it links to', async () => {
+    const domain = `${uniqueName('problems')}.myshopify.com`;
+    await api.as(domain).get('/shop');
+    const { id } = await prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const failedA = await createTracker(prisma, id, {
+      syncState: 'failed',
+      lastErrorReason: 'destination_required',
+    });
+    await createTracker(prisma, id, { syncState: 'dead' });
+    const late = await createTracker(prisma, id, {
+      desired: 'active',
+      remote: 'present',
+      syncState: 'synced',
+      status: 'in_transit',
+      createdAt: new Date(Date.now() - 30 * 86_400_000),
+      lastEventAt: new Date(Date.now() - 20 * 86_400_000),
+    });
+    await prisma.trackingLine.create({
+      data: {
+        shopId: id,
+        fulfillmentId: 'f-late',
+        orderId: '1',
+        trackingNumber: late.trackingNumber,
+        trackerId: late.id,
+      },
+    });
+    for (const [i, number] of ['W1', 'W2'].entries()) {
+      await prisma.trackingLine.create({
+        data: {
+          shopId: id,
+          fulfillmentId: `f-w${i}`,
+          orderId: `w${i}`,
+          trackingNumber: number,
+          carrierName: 'Speedy',
+        },
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      await prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: id,
+          trackerId: failedA.id,
+          fulfillmentId: 'f-1',
+          status: 'IN_TRANSIT',
+          happenedAt: new Date(Date.now() - i * 60_000),
+          state: 'failed',
+          error: 'The store refused the event',
+        },
+      });
+    }
+    await createDelivery(prisma, { id: 1 }, { shopDomain: domain, state: 'failed' });
+
+    const overview = await overviewOf(domain);
+    const health = healthOf(overview);
+    const failed = (await api.as(domain).get('/failed')).body;
+    const attention = (await api.as(domain).get('/shipments/attention')).body;
+    const waiting = (await api.as(domain).get('/shipments?sync=waiting_carrier')).body;
+    expect(health.failed_trackers).toMatchObject({
+      count: failed.trackers.length,
+      tone: 'critical',
+      page: 'activity',
+    });
+    expect(failed.trackers).toHaveLength(2);
+    expect(health.failed_deliveries).toMatchObject({ count: failed.deliveries.length, tone: 'critical' });
+    expect(failed.deliveries).toHaveLength(1);
+    expect(health.store_writes_refused).toMatchObject({
+      count: attention.storeWrites.failed,
+      tone: 'warning',
+    });
+    expect(attention.storeWrites.failed).toBe(3);
+    expect(health.needs_attention).toMatchObject({ count: attention.total, tone: 'warning' });
+    expect(attention.total).toBeGreaterThanOrEqual(1);
+    expect(health.waiting_carrier).toMatchObject({
+      count: waiting.total,
+      page: 'shipments',
+      filter: { sync: 'waiting_carrier' },
+    });
+    expect(waiting.total).toBe(2);
+    expect(overview.setup.steps.find((s) => s.key === 'first_tracker')!.done).toBe(true);
+    expect(overview.setup.steps.find((s) => s.key === 'carriers')!.done).toBe(false);
+  });
+
+  it('a connected shop with trackers has its setup done', async () => {
+    const shop = await api.connectedShop('connected');
+    await api.fulfil(shop.domain, { trackingNumbers: ['1ZOVERVIEW0000001'], carrier: 'UPS' });
+    await api.settled(shop.domain);
+    const overview = await overviewOf(shop.domain);
+    expect(overview.setup).toMatchObject({ done: true });
+    expect(overview.connection).toMatchObject({ hasApiKey: true, paused: null, appName: shop.appName });
+  });
+});
