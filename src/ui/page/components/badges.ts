@@ -1,0 +1,20 @@
+import type { StatusTone } from '../../api/shipment-status.js';
+import { h } from '../dom.js';
+
+/** The parcel's status tone → Polaris's badge tone. */
+const parcelTones: Record<StatusTone, 'neutral' | 'info' | 'success' | 'critical' | 'warning'> = {
+  pending: 'neutral',
+  transit: 'info',
+  delivered: 'success',
+  exception: 'critical',
+  ended: 'neutral',
+};
+
+export function parcelBadge(parcel: { label: string; tone: StatusTone }): HTMLElement {
+  return h('s-badge', { tone: parcelTones[parcel.tone] }, parcel.label);
+}
+
+/** A count with its tone, for summaries (a problem count above zero is never shown as good). */
+export function countBadge(count: number, tone: 'success' | 'warning' | 'critical' | 'neutral'): HTMLElement {
+  return h('s-badge', { tone }, String(count));
+}
