@@ -12,7 +12,6 @@ interface Row {
   sync: { state: string };
 }
 
-const notReadYet = { status: null, estimatedDelivery: null, lastEvent: null, statusCheckedAt: null };
 
 beforeAll(async () => {
   api = await startPageApi();

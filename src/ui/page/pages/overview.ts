@@ -167,7 +167,7 @@ export const overviewPage: PageModule = (context) => {
     try {
       const analytics = await api<Analytics>('GET', `/analytics?days=${days}`);
       if (analytics.days !== days) return;
-      replace(analyticsBody, ...analyticsContent(analytics));
+      replace(analyticsBody, h('s-stack', { gap: 'large' }, ...analyticsContent(analytics)));
     } catch (error) {
       replace(analyticsBody, loadFailure('Analytics could not be loaded', error));
     } finally {
@@ -276,13 +276,13 @@ export const overviewPage: PageModule = (context) => {
         's-table-header-row',
         null,
         h('s-table-header', { listSlot: 'primary' }, 'Carrier'),
-        h('s-table-header', { format: 'numeric' }, 'Shipments'),
-        h('s-table-header', { format: 'numeric' }, 'Delivered'),
-        h('s-table-header', { format: 'numeric' }, 'Average transit'),
-        h('s-table-header', { format: 'numeric' }, '90th percentile'),
-        h('s-table-header', { format: 'numeric' }, 'On time'),
-        h('s-table-header', { format: 'numeric' }, 'Exceptions'),
-        h('s-table-header', { format: 'numeric' }, 'Failed attempts'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'Shipments'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'Delivered'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'Average transit'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, '90th percentile'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'On time'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'Exceptions'),
+        h('s-table-header', { format: 'numeric', listSlot: 'labeled' }, 'Failed attempts'),
       ),
       h(
         's-table-body',
@@ -305,7 +305,14 @@ export const overviewPage: PageModule = (context) => {
     );
   }
 
-  const element = h('s-page', { heading: 'Overview' }, setupArea, healthSection, analyticsSection);
-  const ready = Promise.all([loadOverview(), loadAnalytics()]);
+  // The guide and health come first and arrive together; analytics is drawn below them once they are
+  // in (its data is asked for at once), so nothing already on screen is pushed down.
+  const loading = h('s-section', null, h('s-spinner', { accessibilityLabel: 'Loading the overview' }));
+  const element = h('s-page', { heading: 'Overview' }, loading);
+  const analyticsLoaded = loadAnalytics();
+  const ready = loadOverview().then(async () => {
+    loading.replaceWith(setupArea, healthSection, analyticsSection);
+    await analyticsLoaded;
+  });
   return { element, ready };
 };
