@@ -114,8 +114,10 @@ export function pageUrl(appUrl: string, shop: string, path = '/', token = sessio
   const host = Buffer.from(`admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}`).toString(
     'base64url',
   );
-  const query = new URLSearchParams({ shop, host, embedded: '1', id_token: token });
-  return `${appUrl}${path}?${query}`;
+  const url = new URL(path, appUrl);
+  for (const [name, value] of Object.entries({ shop, host, embedded: '1', id_token: token }))
+    url.searchParams.set(name, value);
+  return url.href;
 }
 
 /** Opens one of the app's pages for `shop` and waits until its first data is drawn. */

@@ -66,6 +66,12 @@ function showToast(message: string, options: { isError?: boolean; duration?: num
 class UiSaveBar extends HTMLElement {
   #bar: HTMLElement | null = null;
 
+  constructor() {
+    super();
+    // As in the admin, the element itself shows nothing: its buttons appear in the bar.
+    this.attachShadow({ mode: 'open' });
+  }
+
   get showing(): boolean {
     return this.#bar !== null;
   }

@@ -110,6 +110,27 @@ class StandInElement extends HTMLElement {
   afterRender(): void {}
 }
 
+/**
+ * Polaris elements take their props as properties too: each observed attribute whose name is its
+ * property's (label, details, heading, tone…) gets a property that reads and writes the attribute.
+ */
+function reflectAttributes(type: { prototype: object; observedAttributes: string[] }): void {
+  for (const name of type.observedAttributes) {
+    if (name in type.prototype) continue;
+    Object.defineProperty(type.prototype, name, {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.getAttribute(name);
+      },
+      set(this: HTMLElement, value: unknown) {
+        if (value === null || value === undefined || value === false || value === '')
+          this.removeAttribute(name);
+        else this.setAttribute(name, value === true ? '' : String(value));
+      },
+    });
+  }
+}
+
 /** One element from its attributes, shadow markup, styles and role. */
 function define(
   tag: string,
@@ -121,6 +142,7 @@ function define(
     static override role = description.role ?? null;
     static override observedAttributes = description.attributes ?? [];
   };
+  reflectAttributes(type);
   customElements.define(tag, type);
 }
 
@@ -389,6 +411,7 @@ class SButton extends StandInElement {
     this.toggleAttribute('loading', value);
   }
 }
+reflectAttributes(SButton);
 customElements.define('s-button', SButton);
 
 define('s-button-group', {
@@ -499,6 +522,7 @@ class StandInField extends StandInElement {
     this.input?.focus();
   }
 }
+reflectAttributes(StandInField);
 customElements.define('s-text-field', class extends StandInField {});
 customElements.define(
   's-password-field',
@@ -569,6 +593,7 @@ class SCheckbox extends StandInElement {
     this.toggleAttribute('disabled', value);
   }
 }
+reflectAttributes(SCheckbox);
 customElements.define('s-checkbox', SCheckbox);
 
 /** Options from light-DOM children (s-option / s-choice), re-read when they change. */
@@ -644,6 +669,7 @@ class SSelect extends StandInChoices {
     this.toggleAttribute('disabled', value);
   }
 }
+reflectAttributes(SSelect);
 customElements.define('s-select', SSelect);
 define('s-option', { attributes: ['value', 'selected', 'disabled'] });
 
@@ -703,6 +729,7 @@ class SChoiceList extends StandInChoices {
     this.toggleAttribute('disabled', value);
   }
 }
+reflectAttributes(SChoiceList);
 customElements.define('s-choice-list', SChoiceList);
 define('s-choice', { attributes: ['value', 'selected', 'disabled'] });
 
@@ -761,6 +788,7 @@ class STable extends StandInElement {
     );
   }
 }
+reflectAttributes(STable);
 customElements.define('s-table', STable);
 
 define('s-table-header-row', {

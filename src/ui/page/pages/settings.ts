@@ -1,11 +1,412 @@
-import { h } from '../dom.js';
+import type { SeenCarrier } from '../../api/carriers-seen.js';
+import type { ShopOverview } from '../../api/shop-overview.js';
+import type { ShippingProvider } from '../../../tracking/types.js';
+import { pauseWords } from '../../vocabulary.js';
+import { api, ApiError } from '../api-client.js';
+import { toast } from '../app-bridge.js';
+import { failureToast, isSessionError, loadFailure } from '../components/load-failure.js';
+import { hasUnsavedChanges, saveBarForm } from '../components/save-bar-form.js';
+import { h, replace } from '../dom.js';
+import { formatCount, plural } from '../format.js';
 import type { PageModule } from '../page.js';
+import { disableForms } from '../session.js';
 
-export const settingsPage: PageModule = () => {
-  const element = h(
-    's-page',
-    { heading: 'Settings' },
-    h('s-section', null, h('s-spinner', { accessibilityLabel: 'Loading' })),
-  );
-  return { element, ready: Promise.resolve() };
+/**
+ * Settings: the tracking service connection, what the app does (behaviour), and which of the service's
+ * carriers each carrier name of the store stands for. The two forms save through the admin's save bar.
+ */
+
+type Settings = ShopOverview['settings'];
+
+/** Why a connection was refused, on the key field. */
+const connectionRefusals: Record<string, string> = {
+  unauthorized: 'Wrong API key or wrong app name: check both against your tracking service account.',
+  ssl_error: 'The tracking service needs the store address over HTTPS.',
+  unreachable: 'The tracking service could not be reached. Try again in a moment.',
 };
+
+export const settingsPage: PageModule = (context) => {
+  const connectionSection = h('s-section', { heading: 'Connection' }, spinner('connection'));
+  const behaviourSection = h('s-section', { heading: 'Behaviour' }, spinner('settings'));
+  const carriersSection = h('s-section', { heading: 'Carrier mapping' }, spinner('carriers'));
+  connectionSection.id = 'connection';
+  carriersSection.id = 'carriers';
+
+  /* ---------------------------------------------------------------- connection */
+
+  const appName = h('s-text-field', { label: 'App name', autocomplete: 'off', required: true });
+  const apiKey = h('s-password-field', { label: 'API key', autocomplete: 'new-password', required: true });
+  const status = h('div', { class: 'connection-status' });
+  const connection = saveBarForm({
+    id: 'connection-save-bar',
+    children: [appName, apiKey],
+    read: () => ({ appName: appName.value.trim(), apiKey: apiKey.value }),
+    write: (v) => {
+      appName.value = v.appName;
+      apiKey.value = v.apiKey;
+      appName.error = '';
+      apiKey.error = '';
+    },
+    save: async (v) => {
+      appName.error = '';
+      apiKey.error = '';
+      if (!v.appName) appName.error = 'Enter the app name of your tracking service account.';
+      if (!v.apiKey) apiKey.error = 'Enter the API key (it is never shown again once saved).';
+      if (!v.appName || !v.apiKey) return null;
+      try {
+        const answer = await api<{ ok: true; shop: ShopOverview }>('PUT', '/connection', v);
+        drawConnection(answer.shop);
+        toast('Connected');
+        return { appName: answer.shop.connection.appName ?? v.appName, apiKey: '' };
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 422) {
+          apiKey.error = connectionRefusals[error.reason ?? ''] ?? error.message;
+          toast(`Not saved: ${apiKey.error}`, { isError: true });
+        } else if (error instanceof ApiError && error.issues.length > 0) {
+          for (const issue of error.issues) {
+            if (issue.field === 'appName') appName.error = issue.message;
+            else apiKey.error = issue.message;
+          }
+        } else failureToast(error);
+        return null;
+      }
+    },
+  });
+
+  function drawConnection(shop: ShopOverview): void {
+    const c = shop.connection;
+    apiKey.details = c.hasApiKey ? 'A key is stored. It is never shown again; enter it to change it.' : '';
+    const connected = c.hasApiKey && !c.paused;
+    const facts = h(
+      's-stack',
+      { direction: 'inline', gap: 'small-200', alignItems: 'center' },
+      h(
+        's-badge',
+        { tone: connected ? 'success' : c.paused?.reason === 'not_connected' ? 'neutral' : 'critical' },
+        connected ? 'Connected' : c.paused?.reason === 'not_connected' ? 'Not connected' : 'Paused',
+      ),
+      connected
+        ? h(
+            's-text',
+            { data: { testid: 'balance' } },
+            c.trackersBalance !== null
+              ? `${plural(c.trackersBalance, 'tracker')} left${c.userPlan ? ` · ${c.userPlan} plan` : ''}`
+              : 'Balance and plan: not known yet — shown after the first tracker is created.',
+          )
+        : null,
+    );
+    replace(
+      status,
+      facts,
+      c.paused
+        ? h(
+            's-banner',
+            { tone: c.paused.reason === 'not_connected' ? 'info' : 'critical' },
+            pauseWords(c.paused.reason, c.paused.message),
+          )
+        : null,
+      connected && c.lowBalance
+        ? h('s-banner', { tone: 'warning' }, 'Few trackers left: top up your tracking service account.')
+        : null,
+    );
+  }
+
+  /* ---------------------------------------------------------------- behaviour */
+
+  const createOnFulfillment = h('s-checkbox', { label: 'Create a tracker when an order is fulfilled' });
+  const deleteOnCancel = h('s-checkbox', {
+    label: 'Delete the tracker when a fulfilment or its order is cancelled',
+  });
+  const orderIdSource = h(
+    's-choice-list',
+    { label: 'Order id sent to the tracking service', name: 'orderIdSource' },
+    h('s-choice', { value: 'id' }, "The store's order id (for example 6120000000001)"),
+    h('s-choice', { value: 'name' }, 'The order name without # (for example 1001)'),
+  );
+  const postFulfillmentEvents = h('s-checkbox', {
+    label: "Write tracking updates to the order's timeline in your store",
+    details: 'Each status change (in transit, out for delivery, delivered…) is added to the fulfilment.',
+  });
+  const showOrderDelivered = h('s-checkbox', {
+    label: 'Mark an order delivered when all its parcels are',
+  });
+  const staleAfterDays = h('s-number-field', {
+    label: 'Days without a scan before a shipment counts as late',
+    min: 1,
+    max: 90,
+    step: 1,
+  });
+  const behaviour = saveBarForm<Settings>({
+    id: 'settings-save-bar',
+    children: [
+      createOnFulfillment,
+      deleteOnCancel,
+      orderIdSource,
+      postFulfillmentEvents,
+      showOrderDelivered,
+      staleAfterDays,
+    ],
+    read: () => ({
+      createOnFulfillment: createOnFulfillment.checked,
+      deleteOnCancel: deleteOnCancel.checked,
+      orderIdSource: orderIdSource.values[0] === 'name' ? 'name' : 'id',
+      postFulfillmentEvents: postFulfillmentEvents.checked,
+      showOrderDelivered: showOrderDelivered.checked,
+      staleAfterDays: Number(staleAfterDays.value),
+    }),
+    write: (v) => {
+      createOnFulfillment.checked = v.createOnFulfillment;
+      deleteOnCancel.checked = v.deleteOnCancel;
+      orderIdSource.values = [v.orderIdSource];
+      postFulfillmentEvents.checked = v.postFulfillmentEvents;
+      showOrderDelivered.checked = v.showOrderDelivered;
+      staleAfterDays.value = String(v.staleAfterDays);
+      staleAfterDays.error = '';
+    },
+    save: async (v) => {
+      staleAfterDays.error = '';
+      if (!Number.isInteger(v.staleAfterDays) || v.staleAfterDays < 1 || v.staleAfterDays > 90) {
+        staleAfterDays.error = 'Enter a whole number of days from 1 to 90.';
+        return null;
+      }
+      try {
+        const answer = await api<{ settings: Settings }>('PUT', '/settings', v);
+        toast('Settings saved');
+        return answer.settings;
+      } catch (error) {
+        if (error instanceof ApiError && error.issues.length > 0) {
+          staleAfterDays.error = error.issues.map((i) => i.message).join(' ');
+        } else failureToast(error);
+        return null;
+      }
+    },
+  });
+
+  async function loadShop(): Promise<void> {
+    try {
+      const shop = await api<ShopOverview>('GET', '/shop');
+      connection.setSaved({ appName: shop.connection.appName ?? '', apiKey: '' });
+      drawConnection(shop);
+      replace(
+        connectionSection,
+        h(
+          's-paragraph',
+          { color: 'subdued' },
+          'The tracking service account that receives this store’s trackers.',
+        ),
+        status,
+        connection.form,
+      );
+      behaviour.setSaved(shop.settings);
+      replace(behaviourSection, behaviour.form);
+      disableForms(connectionSection);
+      disableForms(behaviourSection);
+    } catch (error) {
+      replace(connectionSection, loadFailure('The connection could not be loaded', error));
+      replace(
+        behaviourSection,
+        isSessionError(error) ? null : loadFailure('Settings could not be loaded', error),
+      );
+    }
+  }
+
+  /* ---------------------------------------------------------------- carrier mapping */
+
+  let labels = new Map<string, string>();
+  const labelOf = (slug: string) => labels.get(slug) ?? slug;
+
+  async function loadCarriers(): Promise<void> {
+    try {
+      const [seen, list] = await Promise.all([
+        api<{ carriers: SeenCarrier[] }>('GET', '/carriers/seen'),
+        api<{ carriers: ShippingProvider[] }>('GET', '/carriers?limit=200'),
+      ]);
+      labels = new Map(list.carriers.map((c) => [c.slug, c.label]));
+      drawCarriers(seen.carriers);
+    } catch (error) {
+      replace(carriersSection, loadFailure('Carriers could not be loaded', error));
+    }
+  }
+
+  function drawCarriers(carriers: SeenCarrier[]): void {
+    if (carriers.length === 0) {
+      replace(
+        carriersSection,
+        h(
+          's-paragraph',
+          { color: 'subdued' },
+          'Carrier names appear here once your store fulfils orders with tracking numbers.',
+        ),
+      );
+      return;
+    }
+    replace(
+      carriersSection,
+      h(
+        's-paragraph',
+        { color: 'subdued' },
+        "Each carrier name your store's fulfilments use, and the tracking service carrier it stands for.",
+      ),
+      h(
+        's-table',
+        null,
+        h(
+          's-table-header-row',
+          null,
+          h('s-table-header', { listSlot: 'primary' }, 'Carrier name in your store'),
+          h('s-table-header', { listSlot: 'labeled' }, 'Tracking service carrier'),
+          h('s-table-header', { listSlot: 'labeled', format: 'numeric' }, 'Fulfilments'),
+          h('s-table-header', { listSlot: 'inline' }, ''),
+        ),
+        h('s-table-body', null, carriers.map(carrierRow)),
+      ),
+    );
+    disableForms(carriersSection);
+  }
+
+  function carrierRow(carrier: SeenCarrier): HTMLElement {
+    const editor = h('div', { class: 'carrier-editor' });
+    const matched =
+      carrier.mappedTo === null
+        ? h(
+            's-stack',
+            { gap: 'none' },
+            h('s-text', { tone: 'critical', type: 'strong' }, 'Not matched'),
+            carrier.waiting > 0
+              ? h(
+                  's-text',
+                  { color: 'subdued' },
+                  `${plural(carrier.waiting, 'shipment')} waiting until you choose a carrier`,
+                )
+              : null,
+          )
+        : h(
+            's-text',
+            null,
+            carrier.source === 'override'
+              ? `Chosen by you: ${labelOf(carrier.mappedTo)}`
+              : `Matched automatically: ${labelOf(carrier.mappedTo)}`,
+          );
+    const choose = h(
+      's-button',
+      {
+        variant: carrier.mappedTo === null ? 'primary' : 'secondary',
+        accessibilityLabel: `Choose the carrier for ${carrier.name}`,
+        data: { needsSession: '' },
+        on: { click: () => openEditor(carrier, editor) },
+      },
+      carrier.mappedTo === null ? 'Choose carrier' : 'Change',
+    );
+    return h(
+      's-table-row',
+      { data: { carrier: carrier.name } },
+      h('s-table-cell', null, h('s-text', { type: 'strong' }, carrier.name)),
+      h('s-table-cell', null, matched, editor),
+      h('s-table-cell', null, formatCount(carrier.fulfillments)),
+      h('s-table-cell', null, choose),
+    );
+  }
+
+  function openEditor(carrier: SeenCarrier, editor: HTMLElement): void {
+    const search = h('s-search-field', {
+      label: `Search the tracking service's carriers for ${carrier.name}`,
+      labelAccessibilityVisibility: 'exclusive',
+      placeholder: 'Search carriers',
+    });
+    const select = h('s-select', { label: `Carrier for ${carrier.name}` });
+    const save = h('s-button', { variant: 'primary', type: 'submit' }, 'Save carrier');
+    const cancel = h('s-button', { variant: 'tertiary', on: { click: () => replace(editor) } }, 'Cancel');
+    const fill = (found: ShippingProvider[]) =>
+      replace(
+        select,
+        found.length === 0
+          ? h('s-option', { value: '', disabled: true }, 'No carrier matches')
+          : found.map((c) =>
+              h('s-option', { value: c.slug, selected: c.slug === carrier.mappedTo }, c.label),
+            ),
+      );
+    let timer = 0;
+    const find = async () => {
+      const query = new URLSearchParams({ limit: '50' });
+      if (search.value.trim()) query.set('search', search.value.trim());
+      try {
+        fill((await api<{ carriers: ShippingProvider[] }>('GET', `/carriers?${query}`)).carriers);
+      } catch (error) {
+        failureToast(error);
+      }
+    };
+    search.addEventListener('input', () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void find(), 250);
+    });
+    const form = h(
+      'form',
+      {
+        attrs: { novalidate: '' },
+        on: {
+          submit: (event: Event) => {
+            event.preventDefault();
+            void saveMapping(carrier, select.value, save);
+          },
+        },
+      },
+      search,
+      select,
+      h('s-stack', { direction: 'inline', gap: 'small-200' }, save, cancel),
+    );
+    search.value = carrier.mappedTo ? '' : (carrier.name.split(/\s+/)[0] ?? '');
+    replace(editor, form);
+    void find();
+    disableForms(editor);
+  }
+
+  async function saveMapping(
+    carrier: SeenCarrier,
+    slug: string,
+    button: HTMLElementTagNameMap['s-button'],
+  ): Promise<void> {
+    if (!slug) {
+      toast('Choose a carrier first.', { isError: true });
+      return;
+    }
+    button.loading = true;
+    try {
+      const answer = await api<{ remapped: number; stillWaiting: number }>('PUT', '/carriers/mapping', {
+        name: carrier.name,
+        slug,
+      });
+      toast(
+        `${labelOf(slug)} chosen for “${carrier.name}”${answer.remapped > 0 ? `: ${plural(answer.remapped, 'waiting shipment')} will be tracked` : ''}`,
+      );
+      await loadCarriers();
+    } catch (error) {
+      failureToast(error);
+    } finally {
+      button.loading = false;
+    }
+  }
+
+  // Sections appear top to bottom as their data arrives (all asked for at once): one drawn later never
+  // pushes down one already on screen.
+  const element = h('s-page', { heading: 'Settings' }, connectionSection);
+  const carriersLoaded = loadCarriers();
+  const ready = loadShop().then(async () => {
+    element.append(behaviourSection);
+    await carriersLoaded;
+    element.append(carriersSection);
+    const section = context.params.get('section');
+    if (section === 'connection' || section === 'carriers') {
+      document.getElementById(section)?.scrollIntoView({ block: 'start' });
+    }
+  });
+  return {
+    element,
+    ready,
+    canLeave: () =>
+      !hasUnsavedChanges() || window.confirm('Leave this page? Your unsaved changes will be lost.'),
+  };
+};
+
+function spinner(what: string): HTMLElement {
+  return h('s-spinner', { accessibilityLabel: `Loading ${what}` });
+}

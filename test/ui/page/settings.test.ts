@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../../helpers/app.js';
+import {
+  appBridgeCalls,
+  installShop,
+  launchBrowser,
+  newTestPage,
+  openPage,
+  readVitals,
+  screenshotBothWidths,
+  setSessionToken,
+  type TestPage,
+  toasts,
+} from '../../helpers/browser.js';
+import { addShop, variant } from '../../helpers/scenario.js';
+import { deliver, fixture } from '../../helpers/webhooks.js';
+
+/**
+ * Settings in Debian's Chromium against the real app and the emulator: the connection (a refused key says
+ * why; the key is never shown), behaviour through the admin's save bar, carrier mapping that releases
+ * waiting shipments, and the forms disabled while the session is expired.
+ */
+
+let app: TestApp;
+let browser: Browser;
+let current: TestPage | null = null;
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([startTestApp({ connect: false }), launchBrowser()]);
+});
+afterEach(async () => {
+  const page = current;
+  current = null;
+  if (!page) return;
+  expect(page.blocked).toEqual([]);
+  expect(page.errors).toEqual([]);
+  await page.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function settingsFor(domain: string, query = ''): Promise<TestPage> {
+  await installShop(app, domain);
+  current = await newTestPage(browser);
+  await openPage(current.page, app.url, domain, `/settings${query}`);
+  return current;
+}
+
+/** An account at the emulator and a shop installed but not yet connected to it. */
+async function unconnectedShop(name: string) {
+  const tag = `${name}-${randomBytes(4).toString('hex')}`;
+  const account = { apiKey: `key-${tag}`, appName: `store-${tag}`, plan: 'Pro', balance: 750, https: true };
+  await app.emulator.control.addAccount(account);
+  return { domain: `${tag}.myshopify.com`, ...account };
+}
+
+const saveBarShown = (page: TestPage['page']) => page.locator('.stand-in-save-bar');
+
+describe('connection', () => {
+  it('a wrong key is refused with the reason on the field; the key is never filled in', async () => {
+    const shop = await unconnectedShop('bad-key');
+    const { page } = await settingsFor(shop.domain);
+    expect(await page.locator('#connection s-badge').innerText()).toBe('Not connected');
+    await page.getByLabel('App name').fill(shop.appName);
+    await page.getByLabel('API key').fill('not-the-right-key');
+    await saveBarShown(page).waitFor();
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    const field = page.locator('s-password-field');
+    await expect.poll(() => field.getAttribute('error')).toMatch(/^Wrong API key or wrong app name/);
+    expect(await page.getByLabel('API key').getAttribute('aria-invalid')).toBe('true');
+    expect((await toasts(page)).at(-1)).toMatchObject({
+      isError: true,
+      message: expect.stringMatching(/^Not saved/),
+    });
+    // Still unsaved: the bar stays.
+    expect(await saveBarShown(page).count()).toBe(1);
+    await screenshotBothWidths(page, 'settings-not-connected');
+    // Discard puts back what was saved.
+    await saveBarShown(page).getByRole('button', { name: 'Discard' }).click();
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(await saveBarShown(page).count()).toBe(0);
+  });
+
+  it('a good key is saved; balance and plan are shown once a tracker exists; the key never is', async () => {
+    const shop = await unconnectedShop('good-key');
+    const { page } = await settingsFor(shop.domain);
+    await page.getByLabel('App name').fill(shop.appName);
+    await page.getByLabel('API key').fill(shop.apiKey);
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await page.locator('#connection s-badge', { hasText: 'Connected' }).waitFor();
+    expect((await toasts(page)).at(-1)).toEqual({ message: 'Connected', isError: false });
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(await page.locator('s-password-field').getAttribute('details')).toMatch(/^A key is stored/);
+    expect(await page.getByTestId('balance').innerText()).toMatch(/not known yet/);
+    expect(await saveBarShown(page).count()).toBe(0);
+
+    await deliver(app.url, {
+      topic: 'fulfillments/create',
+      shop: shop.domain,
+      body: fixture('fulfillments-create.ups'),
+      secret: TEST_SECRET,
+    });
+    await waitFor('the balance recorded', async () => {
+      const row = await app.database.prisma.shop.findUnique({ where: { domain: shop.domain } });
+      return row?.trackersBalance === 749;
+    });
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.getByTestId('balance').innerText()).toBe('749 trackers left · Pro plan');
+    expect(await page.getByLabel('App name').inputValue()).toBe(shop.appName);
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    const html = await page.content();
+    expect(html).not.toContain(shop.apiKey);
+    await screenshotBothWidths(page, 'settings-connected');
+  });
+});
+
+describe('behaviour', () => {
+  it('a change shows the save bar; Save stores it (toast), a reload shows it; leaving unsaved asks first', async () => {
+    const domain = `behaviour-${randomBytes(3).toString('hex')}.myshopify.com`;
+    const { page } = await settingsFor(domain);
+    const create = page.getByLabel('Create a tracker when an order is fulfilled');
+    expect(await create.isChecked()).toBe(true);
+    await create.uncheck();
+    await saveBarShown(page).waitFor();
+    await create.check();
+    await saveBarShown(page).waitFor({ state: 'detached' });
+
+    await page.getByLabel('The order name without # (for example 1001)').check();
+    await page.getByLabel('Days without a scan before a shipment counts as late').fill('9');
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await saveBarShown(page).waitFor({ state: 'detached' });
+    expect((await toasts(page)).at(-1)).toEqual({ message: 'Settings saved', isError: false });
+    const row = await app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(row).toMatchObject({ orderIdSource: 'name', staleAfterDays: 9 });
+    const calls = (await appBridgeCalls(page)).map((c) => `${c.api}:${String(c.args[0] ?? '')}`);
+    expect(calls).toEqual(
+      expect.arrayContaining(['saveBar.show:settings-save-bar', 'saveBar.hide:settings-save-bar']),
+    );
+
+    // A refused value is said on its field and nothing is saved.
+    await page.getByLabel('Days without a scan before a shipment counts as late').fill('0');
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('s-number-field').getAttribute('error')).toMatch(/1 to 90/);
+
+    // Leaving with unsaved changes asks; declining keeps the page.
+    const dialogs: string[] = [];
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.locator('s-app-nav').getByRole('link', { name: 'Shipments' }).click();
+    expect(dialogs).toEqual(['Leave this page? Your unsaved changes will be lost.']);
+    expect(new URL(page.url()).pathname).toBe('/settings');
+
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.getByLabel('The order name without # (for example 1001)').isChecked()).toBe(true);
+    expect(await page.getByLabel('Days without a scan before a shipment counts as late').inputValue()).toBe(
+      '9',
+    );
+    const vitals = await readVitals(page);
+    console.log(`settings vitals: LCP ${vitals.lcpMs.toFixed(0)} ms, CLS ${vitals.cls.toFixed(3)}`);
+    expect(vitals.lcpMs).toBeLessThanOrEqual(1000);
+    expect(vitals.cls).toBeLessThanOrEqual(0.05);
+  });
+
+  it('while the session is expired the forms are disabled, with one banner; Try again enables them', async () => {
+    const domain = `expired-${randomBytes(3).toString('hex')}.myshopify.com`;
+    const { page } = await settingsFor(domain);
+    await setSessionToken(page, 'expired-token');
+    await page.getByLabel('Mark an order delivered when all its parcels are').click();
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('session-expired').waitFor();
+    expect(await page.locator('s-banner[tone="critical"]').count()).toBe(1);
+    expect(await page.getByLabel('App name').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Create a tracker when an order is fulfilled').isDisabled()).toBe(true);
+    expect((await toasts(page)).filter((t) => t.isError)).toEqual([]);
+
+    await setSessionToken(page, null);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('session-expired').waitFor({ state: 'detached' });
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.getByLabel('App name').isDisabled()).toBe(false);
+  });
+});
+
+describe('carrier mapping', () => {
+  it('an unmatched carrier comes first with its waiting shipments; choosing one releases them', async () => {
+    const shop = await addShop(app, 'speedy-ui');
+    await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
+    await shop.send(
+      'fulfillments/create',
+      variant('fulfillments-create.ups', {
+        id: 9_300_000_000_001,
+        tracking_company: 'Speedy Parcels Ltd',
+        tracking_number: 'SPEEDY-UI-0001',
+        tracking_numbers: ['SPEEDY-UI-0001'],
+      }),
+    );
+    await shop.settled();
+    const { page } = await settingsFor(shop.domain, '?section=carriers');
+    const rows = page.locator('#carriers s-table-body s-table-row');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.first().getAttribute('data-carrier')).toBe('Speedy Parcels Ltd');
+    expect(await rows.first().innerText()).toMatch(
+      /Not matched[\s\S]*1 shipment waiting until you choose a carrier/,
+    );
+    expect(await rows.nth(1).innerText()).toMatch(/Matched automatically: UPS/);
+
+    await page.getByRole('button', { name: 'Choose the carrier for Speedy Parcels Ltd' }).click();
+    const search = page.getByLabel("Search the tracking service's carriers for Speedy Parcels Ltd");
+    await search.fill('UPS');
+    const select = page.getByLabel('Carrier for Speedy Parcels Ltd', { exact: true });
+    await expect.poll(() => select.locator('option[value="ups"]').count()).toBe(1);
+    await select.selectOption('ups');
+    await screenshotBothWidths(page, 'settings-carrier-mapping');
+    await page.getByRole('button', { name: 'Save carrier' }).click();
+    await expect
+      .poll(async () => (await toasts(page)).at(-1)?.message)
+      .toBe('UPS chosen for “Speedy Parcels Ltd”: 1 waiting shipment will be tracked');
+    await expect.poll(() => rows.first().innerText()).toMatch(/Chosen by you: UPS/);
+    await waitFor('the released tracker at the emulator', async () =>
+      (await app.emulator.control.trackers(shop.appName)).some((t) => t.tracking_number === 'SPEEDY-UI-0001'),
+    );
+  });
+});
