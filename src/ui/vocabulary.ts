@@ -284,6 +284,22 @@ export function describeFailure(
   };
 }
 
+/** A store delivery's topic in words. */
+export function topicWords(topic: string): string {
+  const words: Record<string, string> = {
+    'fulfillments/create': 'A new fulfilment',
+    'fulfillments/update': 'A changed fulfilment',
+    'orders/cancelled': 'A cancelled order',
+  };
+  return words[topic] ?? topic;
+}
+
+/** The platform's fulfilment event status in words (IN_TRANSIT → In transit). */
+export function platformStatusWords(status: string): string {
+  const text = status.replace(/_/g, ' ').toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /* ------------------------------------------------------------------ the overview's health */
 
 export type HealthKey =

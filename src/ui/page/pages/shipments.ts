@@ -4,6 +4,7 @@ import {
   type ParcelGroup,
   parcelGroupLabels,
   parcelGroups,
+  platformStatusWords,
   type SyncFilter,
   syncFilterLabels,
   syncFilters,
@@ -477,7 +478,7 @@ export const shipmentsPage: PageModule = (context) => {
                 h(
                   's-list-item',
                   null,
-                  `${e.status.replace(/_/g, ' ').toLowerCase()} · ${formatDateTime(e.happenedAt)} · `,
+                  `${platformStatusWords(e.status)} · ${formatDateTime(e.happenedAt)} · `,
                   e.state === 'sent'
                     ? 'written'
                     : e.state === 'failed'

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, waitFor } from '../../helpers/app.js';
+import {
+  installShop,
+  launchBrowser,
+  newTestPage,
+  openPage,
+  readVitals,
+  screenshotBothWidths,
+  type TestPage,
+  toasts,
+} from '../../helpers/browser.js';
+import {
+  type FakeAdminGraphql,
+  startFakeAdminGraphql,
+  upsNumber,
+  upsOrder,
+} from '../../helpers/fake-admin-graphql.js';
+import { addShop, numbersOf, variant } from '../../helpers/scenario.js';
+
+/**
+ * Activity in Debian's Chromium against the real app, the worker, the emulator and a fake Admin GraphQL
+ * API: failures with what to do and Retry, refused store updates counted and listed, late shipments paged,
+ * and importing past fulfilments to the end.
+ */
+
+let app: TestApp;
+let browser: Browser;
+let fake: FakeAdminGraphql;
+let current: TestPage | null = null;
+
+beforeAll(async () => {
+  [app, browser, fake] = await Promise.all([
+    startTestApp({ connect: false }),
+    launchBrowser(),
+    startFakeAdminGraphql(2),
+  ]);
+});
+afterEach(async () => {
+  const page = current;
+  current = null;
+  if (!page) return;
+  expect(page.blocked).toEqual([]);
+  expect(page.errors).toEqual([]);
+  await page.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await fake?.close();
+  await app?.close();
+});
+
+const dayMs = 86_400_000;
+
+async function activityFor(domain: string): Promise<TestPage> {
+  await installShop(app, domain);
+  current = await newTestPage(browser);
+  await openPage(current.page, app.url, domain, '/activity');
+  return current;
+}
+
+describe('problems', () => {
+  it('a failed tracker says what happened and what to do, once; Retry sends it round again', async () => {
+    const shop = await addShop(app, 'activity-failed');
+    await shop.send(
+      'fulfillments/create',
+      variant('fulfillments-create.postnl-needs-postcode', { destination: null }),
+    );
+    await shop.settled();
+    const [before] = await shop.rows();
+    expect(before).toMatchObject({ syncState: 'failed', lastErrorReason: 'destination_required' });
+    // Refused store writes, and shipments without a scan for long (more than one page of them).
+    for (let i = 0; i < 3; i++) {
+      await app.database.prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: shop.id,
+          trackerId: before!.id,
+          fulfillmentId: 'f-1',
+          status: 'IN_TRANSIT',
+          happenedAt: new Date(Date.now() - i * 60_000),
+          state: 'failed',
+          attempts: 4,
+          error: 'Fulfillment is already delivered',
+        },
+      });
+    }
+    const trackers = Array.from({ length: 103 }, (_, i) => ({
+      id: randomUUID(),
+      shopId: shop.id,
+      trackingNumber: `1ZLATE${String(i).padStart(8, '0')}`,
+      provider: 'ups',
+      orderKey: String(8_000 + i),
+      desired: 'active',
+      remote: 'present',
+      syncState: 'synced',
+      status: 'in_transit',
+      lastEventAt: new Date(Date.now() - (20 + i) * dayMs),
+      createdAt: new Date(Date.now() - 200 * dayMs),
+    }));
+    await app.database.prisma.tracker.createMany({ data: trackers });
+    await app.database.prisma.trackingLine.createMany({
+      data: trackers.map((t, i) => ({
+        shopId: shop.id,
+        fulfillmentId: `late-${i}`,
+        orderId: t.orderKey,
+        orderName: `#${t.orderKey}`,
+        trackingNumber: t.trackingNumber,
+        carrierName: 'UPS',
+        carrierKey: 'ups',
+        trackerId: t.id,
+      })),
+    });
+
+    const { page } = await activityFor(shop.domain);
+    const row = page.locator(`s-table-row[data-tracker="${before!.id}"]`);
+    const text = await row.innerText();
+    expect(text).toContain('3SABCD0123456');
+    expect(text.match(/The carrier needs the destination/g)).toHaveLength(1);
+    expect(text).toContain('Add the shipping address to the order in your store, then retry.');
+    expect(await page.locator('s-section[heading="Failures (1)"]').count()).toBe(1);
+
+    // Refused writes: counted, listed, and never "all written".
+    const writes = page.locator('s-section[heading="Tracking updates refused by your store (3)"]');
+    expect(await writes.locator('s-table-body s-table-row').count()).toBe(3);
+    expect(await page.getByText('Every tracking update so far was written').count()).toBe(0);
+
+    // Late shipments: 103 in all, 100 on the first page, the rest on the next.
+    const attention = page.locator('s-section[heading="Shipments late or in trouble (103)"]');
+    expect(await attention.locator('s-table-body s-table-row').count()).toBe(100);
+    await screenshotBothWidths(page, 'activity-problems');
+    await attention.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => attention.locator('s-table-body s-table-row').count()).toBe(3);
+
+    const createsBefore = (await shop.calls('create')).length;
+    await row.getByRole('button', { name: 'Retry 3SABCD0123456' }).click();
+    await expect.poll(async () => (await toasts(page)).at(-1)?.message).toBe('Retrying 3SABCD0123456');
+    await waitFor('the retried create', async () => (await shop.calls('create')).length > createsBefore);
+    const vitals = await readVitals(page);
+    console.log(
+      `activity vitals: LCP ${vitals.lcpMs.toFixed(0)} ms, CLS ${vitals.cls.toFixed(3)}, INP ${vitals.inpMs} ms`,
+    );
+    expect(vitals.lcpMs).toBeLessThanOrEqual(1000);
+    expect(vitals.cls).toBeLessThanOrEqual(0.05);
+    expect(vitals.interactions).toBeGreaterThan(0);
+    expect(vitals.inpMs).toBeLessThanOrEqual(100);
+  });
+
+  it('all clear: says so in each section', async () => {
+    const shop = await addShop(app, 'activity-clear');
+    const { page } = await activityFor(shop.domain);
+    await page.getByText('Nothing failed: every tracker and store update went through.').waitFor();
+    await page.getByText('Every tracking update so far was written to your store.').waitFor();
+    await page.getByText(/^No shipment is in trouble or without a scan for 5 days\.$/).waitFor();
+    await page.getByText('No import has run for this store yet.').waitFor();
+    await screenshotBothWidths(page, 'activity-all-clear');
+  });
+});
+
+describe('import past fulfilments', () => {
+  it('refuses a bad number of days, then imports with progress until done', async () => {
+    const shop = await addShop(app, 'activity-backfill');
+    const numbers = [1, 2, 3, 4, 5].map((i) => upsNumber(900 + i));
+    fake.setOrders(shop.domain, [
+      upsOrder(901, [[numbers[0]!]]),
+      upsOrder(902, [[numbers[1]!]]),
+      upsOrder(903, [[numbers[2]!, numbers[3]!]]),
+      upsOrder(904, []),
+      upsOrder(905, [[numbers[4]!]]),
+    ]);
+    const { page } = await activityFor(shop.domain);
+    const days = page.getByLabel('Days back');
+    await days.fill('400');
+    await days.press('Enter');
+    await expect
+      .poll(() => page.locator('s-number-field').getAttribute('error'))
+      .toBe('Enter a whole number of days from 1 to 365.');
+    await days.fill('60');
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.locator('s-banner[heading="Imported the last 60 days"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('s-banner[heading="Imported the last 60 days"]').innerText()).toContain(
+      '3 pages of orders read, 4 fulfilments seen, 5 tracking numbers to track.',
+    );
+    expect((await toasts(page)).map((t) => t.message)).toContain('Importing the last 60 days');
+    await shop.settled();
+    expect(numbersOf(await shop.remote())).toEqual([...numbers].sort());
+  });
+});
