@@ -3,12 +3,13 @@ import type { DatabaseClient } from '../db/client.js';
 import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { statusPollQueue } from '../db/queues.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { Shop, Tracker } from '../generated/sqlite/client.js';
+import type { Prisma, Shop, Tracker } from '../generated/sqlite/client.js';
 import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
+import type { Shipment } from '../tracking/types.js';
 import {
   defaultPollPolicy,
   nextPollAt,
@@ -179,17 +180,56 @@ async function pollOne(
     return;
   }
 
-  const status = statusFromShipment(result.value);
-  const changes = statusChanges(result.value.events);
-  if (tracker.shop.postFulfillmentEvents && changes.length > 0) {
-    // Not `stats.eventsQueued += await ...`: that reads the count before the await, and the other
-    // concurrent runs' additions made meanwhile would be lost.
-    const queued = await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery);
-    stats.eventsQueued += queued;
+  const next = (status: ReturnType<typeof statusFromShipment>) =>
+    nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
+  const {
+    stored: count,
+    eventsQueued,
+    status,
+  } = await storeShipmentRead(deps, tracker, result.value, now, {
+    guard: { pollLeaseOwner: token },
+    then: (s) => ({ nextPollAt: next(s), pollFailures: 0, pollLeaseOwner: null, pollLeaseExpiresAt: null }),
+  });
+  stats.eventsQueued += eventsQueued;
+  const nextPoll = next(status);
+  if (count) {
+    stats.polled++;
+    if (status.status !== tracker.status) stats.changed++;
+    if (nextPoll === null) stats.stopped++;
   }
-  const next = nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
+}
+
+/** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
+export type ReadTarget = Pick<Tracker, 'id' | 'shopId'> & {
+  lines: Array<{ fulfillmentId: string }>;
+  shop: Pick<Shop, 'postFulfillmentEvents'>;
+};
+
+/**
+ * What a successful read of a shipment changes, written alike by the status poller and by a merchant's
+ * look at the timeline (so the list and the timeline never disagree): the status columns and history,
+ * and, when the shop writes tracking updates to the store, one store event per new change and
+ * fulfilment (already queued ones are skipped by their unique key, so no update is written twice).
+ * `guard` is the condition the row must meet to be written (the poller's lease; nobody's lease).
+ */
+export async function storeShipmentRead(
+  deps: { prisma: DatabaseClient },
+  tracker: ReadTarget,
+  shipment: Shipment,
+  now: Date,
+  write: {
+    guard: Prisma.TrackerWhereInput;
+    then?: (status: ReturnType<typeof statusFromShipment>) => Prisma.TrackerUpdateManyMutationInput;
+  },
+): Promise<{ stored: boolean; eventsQueued: number; status: ReturnType<typeof statusFromShipment> }> {
+  const status = statusFromShipment(shipment);
+  const changes = statusChanges(shipment.events);
+  const eventsQueued =
+    tracker.shop.postFulfillmentEvents && changes.length > 0
+      ? await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery)
+      : 0;
   const { count } = await deps.prisma.tracker.updateMany({
-    where: { id: tracker.id, pollLeaseOwner: token },
+    where: { ...write.guard, id: tracker.id },
     data: {
       status: status.status,
       statusDetail: status.statusDetail,
@@ -199,23 +239,16 @@ async function pollOne(
       lastEventLocation: status.lastEventLocation,
       events: JSON.stringify(status.events),
       statusCheckedAt: now,
-      nextPollAt: next,
-      pollFailures: 0,
-      pollLeaseOwner: null,
-      pollLeaseExpiresAt: null,
+      ...(write.then?.(status) ?? {}),
     },
   });
-  if (count === 1) {
-    stats.polled++;
-    if (status.status !== tracker.status) stats.changed++;
-    if (next === null) stats.stopped++;
-  }
+  return { stored: count === 1, eventsQueued, status };
 }
 
 /** One row per (change, store fulfilment); rows already queued are skipped by their unique key. */
 async function queueStoreEvents(
-  deps: PollDeps,
-  tracker: Claimed,
+  deps: { prisma: DatabaseClient },
+  tracker: ReadTarget,
   changes: StatusChange[],
   estimatedDelivery: string | null,
 ): Promise<number> {

@@ -7,6 +7,7 @@ import { currentShop } from './current-shop.js';
 import { type StatusView, statusView, storedEventsOf } from './shipment-status.js';
 import { type ShipmentRow, shipmentRowOf } from './shipments.js';
 import { explainShopPause } from '../../shops/pause-reasons.js';
+import { storeShipmentRead } from '../../shipments/poll-statuses.js';
 
 export interface ShipmentDetail {
   tracker: ShipmentRow & { id: string; provider: string; orderId: string; orderName: string | null };
@@ -79,8 +80,9 @@ function eventOf(event: TrackingEvent) {
 }
 
 /**
- * One of the shop's trackers with its live status from the service (timeline of events), the status and
- * events last stored, and the events written to the store. A failure of the service (or a shop with no
+ * One of the shop's trackers with its live status from the service (timeline of events), which is then
+ * stored as a poll would store it, the status and events stored before, and the events written to the
+ * store. A failure of the service (or a shop with no
  * key) is reported in `error`, and the stored status still answers; null when the tracker is not this
  * shop's.
  */
@@ -164,6 +166,15 @@ export async function getShipmentDetail(
     return detail;
   }
   const shipment = result.value;
+  // What was read is stored as a poll stores it (status, history, store updates without duplicates), so
+  // the list shows what the timeline shows. A poll holding the row stores its own read instead.
+  const lines = await deps.prisma.trackingLine.findMany({
+    where: { trackerId: tracker.id, shopId: shop.id, active: true },
+    select: { fulfillmentId: true },
+  });
+  await storeShipmentRead(deps, { ...tracker, lines, shop }, shipment, new Date(), {
+    guard: { pollLeaseOwner: null },
+  });
   detail.shipment = {
     status: shipment.status,
     statusView: statusView(shipment.status, shipment.events.at(-1)?.statusDetail ?? null),

@@ -12,7 +12,6 @@ interface Row {
   sync: { state: string };
 }
 
-
 beforeAll(async () => {
   api = await startPageApi();
   prisma = api.app.database.prisma;
@@ -94,6 +93,21 @@ describe('GET /shipments/:trackerId', () => {
     }
     expect(shipment.events.some((e: { status: string }) => e.status === 'delivered')).toBe(true);
     expect(shipment.lastEventTime).toEqual(expect.any(String));
+
+    // What the timeline read is stored as a poll stores it: the list says the same, and it is kept.
+    const listed = await api.as(shop.domain).get('/shipments?search=1ZSHIP00000003001');
+    expect(listed.body.rows[0].parcel).toMatchObject({
+      group: 'delivered',
+      code: 'delivered',
+      label: 'Delivered',
+    });
+    const row = await prisma.tracker.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ status: 'delivered', statusCheckedAt: expect.any(Date) });
+    expect(JSON.parse(row.events!)).toHaveLength(shipment.events.length);
+    // A second look queues no store update twice.
+    const queued = await prisma.storeFulfillmentEvent.count({ where: { trackerId: id } });
+    await api.as(shop.domain).get(`/shipments/${id}`);
+    expect(await prisma.storeFulfillmentEvent.count({ where: { trackerId: id } })).toBe(queued);
   });
 
   it('reports a failure of the service in `error`, not as a 500', async () => {
