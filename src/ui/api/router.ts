@@ -20,7 +20,6 @@ import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
 import { getOverview } from './overview.js';
 import { getShopOverview } from './shop-overview.js';
-import { shipmentSummary } from './summary.js';
 import { type InputIssue, parseInput } from './validation.js';
 
 export interface PageApiDeps {
@@ -144,10 +143,6 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const query = parseInput(analyticsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
     res.json(await deliveryAnalytics(deps, shopOf(res), query.value.days));
-  });
-
-  router.get('/summary', async (_req, res) => {
-    res.json(await shipmentSummary(deps, shopOf(res)));
   });
 
   router.get('/failed', async (_req, res) => {

@@ -64,12 +64,19 @@ export interface ShipmentListRow {
   providerLabel: string | null;
   parcel: {
     group: ParcelGroup;
-    /** The service's status code; null before the first read. */
+    /** The service's status code and detail; null before the first read. */
     code: string | null;
+    detail: string | null;
     label: string;
     tone: StatusTone;
-    detail: string | null;
+    /** For the service's own tracker states (invalid carrier…): what the merchant can do. */
+    action: string | null;
   };
+  /**
+   * Every parcel of this row's order still wanted is delivered (a line waiting for its carrier is not);
+   * always false when the shop turned showOrderDelivered off.
+   */
+  orderDelivered: boolean;
   sync: {
     state: SyncState;
     label: string;
@@ -222,6 +229,7 @@ type LineWithTracker = TrackingLine & { tracker: Tracker | null };
 export function shipmentListRowOf(
   line: LineWithTracker,
   providerLabels: Map<string, string>,
+  deliveredOrders: ReadonlySet<string> = new Set(),
 ): ShipmentListRow {
   const tracker = line.tracker;
   const view = tracker ? statusView(tracker.status, tracker.statusDetail) : null;
@@ -242,10 +250,12 @@ export function shipmentListRowOf(
     parcel: {
       group,
       code: view?.code ?? null,
+      detail: view?.detail ?? null,
       label: view?.label ?? 'No scan yet',
       tone: view?.tone ?? 'pending',
-      detail: view?.action ?? null,
+      action: view?.action ?? null,
     },
+    orderDelivered: deliveredOrders.has(line.orderId),
     sync: {
       state,
       label: syncLabels[state],
@@ -300,8 +310,11 @@ export async function listShipments(
     Promise.all(parcelGroups.map((g) => count({ AND: [byParcel, parcelWhere(g)] }))),
     Promise.all(syncFilters.map((s) => count({ AND: [bySync, syncWhere(s)] }))),
   ]);
+  const delivered = shop.showOrderDelivered
+    ? await ordersAllDelivered(deps.prisma, shop.id, [...new Set(lines.map((l) => l.orderId))])
+    : new Set<string>();
   return {
-    rows: lines.map((line) => shipmentListRowOf(line, labels)),
+    rows: lines.map((line) => shipmentListRowOf(line, labels, delivered)),
     page: query.page,
     pageCount: Math.max(1, Math.ceil(total / shipmentsPerPage)),
     total,
@@ -323,6 +336,30 @@ export async function countShipments(
 ): Promise<number> {
   const shop = await currentShop(deps.shops, domain);
   return deps.prisma.trackingLine.count({ where: listWhere(shop.id, { ...query, page: 1 }) });
+}
+
+/**
+ * The orders (of those given) whose every wanted parcel is delivered: lines still wanted, a tracker being
+ * removed is not one of the order's parcels, a line waiting for its carrier is not delivered.
+ */
+async function ordersAllDelivered(
+  prisma: DatabaseClient,
+  shopId: string,
+  orderIds: string[],
+): Promise<Set<string>> {
+  if (orderIds.length === 0) return new Set();
+  const lines = await prisma.trackingLine.findMany({
+    where: { shopId, orderId: { in: orderIds }, active: true },
+    select: { orderId: true, tracker: { select: { desired: true, status: true } } },
+  });
+  const wanted = new Map<string, boolean[]>();
+  for (const line of lines) {
+    if (line.tracker?.desired === 'removed') continue;
+    const list = wanted.get(line.orderId) ?? [];
+    list.push(parcelGroupOf(line.tracker?.status) === 'delivered');
+    wanted.set(line.orderId, list);
+  }
+  return new Set([...wanted].filter(([, all]) => all.length > 0 && all.every(Boolean)).map(([id]) => id));
 }
 
 /** Lines read per query when exporting. */

@@ -1,3 +1,4 @@
+import type { ShipmentListRow } from '../../../src/ui/api/shipment-list.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
 import type { Tracker } from '../../../src/generated/sqlite/client.js';
@@ -111,18 +112,10 @@ function storeEvent(
   });
 }
 
-interface ListedTracker {
-  trackingNumber: string;
-  state: string;
-  status: { code: string; label: string; tone: string; detail: string | null } | null;
-  estimatedDelivery: string | null;
-  lastEvent: { at: string | null; message: string | null; location: string | null } | null;
-  statusCheckedAt: string | null;
-}
 interface ListedOrder {
   orderId: string;
   delivered: boolean;
-  trackers: ListedTracker[];
+  trackers: ShipmentListRow[];
 }
 interface AttentionRow {
   trackingNumber: string;
@@ -132,10 +125,21 @@ interface AttentionRow {
   daysQuiet: number;
 }
 
+/** The list's rows grouped by order, oldest line first within an order. */
 async function orders(domain: string): Promise<Map<string, ListedOrder>> {
   const res = await api.as(domain).get('/shipments');
   expect(res.status).toBe(200);
-  return new Map((res.body.orders as ListedOrder[]).map((o) => [o.orderId, o]));
+  const byOrder = new Map<string, ListedOrder>();
+  for (const row of [...(res.body.rows as ShipmentListRow[])].reverse()) {
+    const order = byOrder.get(row.orderId) ?? {
+      orderId: row.orderId,
+      delivered: row.orderDelivered,
+      trackers: [],
+    };
+    order.trackers.push(row);
+    byOrder.set(row.orderId, order);
+  }
+  return byOrder;
 }
 
 async function attention(domain: string, query = '') {
@@ -178,8 +182,9 @@ describe('GET /shipments: the stored status of each tracker', () => {
     const listed = await orders(shop.domain);
     const row = (order: string) => listed.get(order)!.trackers[0]!;
     expect(row('10')).toMatchObject({
-      state: 'active',
-      status: {
+      sync: { state: 'tracked' },
+      parcel: {
+        group: 'in_transit',
         code: 'in_transit',
         detail: 'arrived_at_facility',
         label: 'In transit',
@@ -194,15 +199,31 @@ describe('GET /shipments: the stored status of each tracker', () => {
       },
       statusCheckedAt: checked.toISOString(),
     });
-    expect(row('11').status).toMatchObject({ label: 'Out for delivery', tone: 'transit' });
-    expect(row('12').status).toMatchObject({ label: 'Label created', tone: 'pending' });
-    expect(row('13').status).toMatchObject({ label: 'Delivery attempt failed', tone: 'exception' });
-    expect(row('14').status).toMatchObject({ label: 'Returned', tone: 'exception' });
-    expect(row('15').status).toMatchObject({ code: 'held_at_customs', label: 'Held at customs' });
-    // Not read yet: the page falls back to the tracker's own state.
+    expect(row('11').parcel).toMatchObject({
+      group: 'out_for_delivery',
+      label: 'Out for delivery',
+      tone: 'transit',
+    });
+    expect(row('12').parcel).toMatchObject({
+      group: 'info_received',
+      label: 'Label created',
+      tone: 'pending',
+    });
+    expect(row('13').parcel).toMatchObject({
+      group: 'failed_attempt',
+      label: 'Delivery attempt failed',
+      tone: 'exception',
+    });
+    expect(row('14').parcel).toMatchObject({ group: 'exception', label: 'Returned', tone: 'exception' });
+    expect(row('15').parcel).toMatchObject({
+      group: 'in_transit',
+      code: 'held_at_customs',
+      label: 'Held at customs',
+    });
+    // Not read yet: no scan, and the sync column says the tracker is being created.
     expect(row('16')).toMatchObject({
-      state: 'creating',
-      status: null,
+      sync: { state: 'syncing' },
+      parcel: { group: 'not_scanned', code: null, label: 'No scan yet' },
       lastEvent: null,
       estimatedDelivery: null,
     });
@@ -249,7 +270,7 @@ describe('GET /shipments: the order "Delivered" badge', () => {
     const listed = await orders(shop.domain);
     expect([...listed.values()].every((o) => !o.delivered)).toBe(true);
     // The parcels' own statuses are still shown.
-    expect(listed.get('20')!.trackers.map((t) => t.status?.label)).toEqual(['Delivered', 'Delivered']);
+    expect(listed.get('20')!.trackers.map((t) => t.parcel.label)).toEqual(['Delivered', 'Delivered']);
 
     await api.as(shop.domain).put('/settings', { showOrderDelivered: true });
     expect((await orders(shop.domain)).get('20')!.delivered).toBe(true);
@@ -529,7 +550,7 @@ describe("another shop's shipments and store writes are never shown", () => {
 
     const listed = await orders(a.domain);
     expect([...listed.values()].flatMap((o) => o.trackers.map((t) => t.trackingNumber))).toEqual(['A-LATE']);
-    expect(listed.get('70')!.trackers[0]!.status?.code).toBe('in_transit');
+    expect(listed.get('70')!.trackers[0]!.parcel.code).toBe('in_transit');
   });
 });
 

@@ -130,8 +130,8 @@ describe('GET /shipments/:trackerId', () => {
   });
 });
 
-describe('states and GET /summary', () => {
-  it('derives each state from desired, remote and sync state; counts them by state', async () => {
+describe('sync states', () => {
+  it('derives each sync state from desired, remote and sync state', async () => {
     // A shop not connected yet: the worker leaves its rows alone, so each stays in the state made here.
     const domain = `${uniqueName('states')}.myshopify.com`;
     await api.as(domain).get('/shop');
@@ -174,21 +174,6 @@ describe('states and GET /summary', () => {
       'N-FAILED': 'failed',
       'N-DEAD': 'failed',
       'N-WAITING': 'waiting_carrier',
-    });
-
-    const summary = await api.as(domain).get('/summary');
-    expect(summary.status).toBe(200);
-    expect(summary.body).toEqual({
-      trackers: { creating: 2, active: 1, removing: 1, failed: 1, dead: 1, waiting_carrier: 1 },
-      total: 7,
-    });
-  });
-
-  it('a connected shop: active trackers and the line waiting for its carrier', async () => {
-    const res = await api.as(shop.domain).get('/summary');
-    expect(res.body).toEqual({
-      trackers: { creating: 0, active: 2, removing: 0, failed: 0, dead: 0, waiting_carrier: 1 },
-      total: 3,
     });
   });
 

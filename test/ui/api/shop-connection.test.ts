@@ -37,7 +37,9 @@ describe('the session', () => {
       ['get', '/shipments'],
       ['get', '/shipments/attention'],
       ['get', '/shipments/some-id'],
-      ['get', '/summary'],
+      ['get', '/shipments.csv'],
+      ['get', '/overview'],
+      ['get', '/analytics?days=30'],
       ['get', '/failed'],
       ['post', '/failed/retry'],
     ] as const) {

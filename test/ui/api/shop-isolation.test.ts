@@ -89,14 +89,15 @@ describe("reads with shop A's identity", () => {
   it("GET /shipments lists only A's orders; B's numbers and orders are not found", async () => {
     const res = await api.as(a.domain).get('/shipments');
     expect(res.body.total).toBe(3);
-    const numbers = res.body.orders.flatMap((o: { trackers: Array<{ trackingNumber: string }> }) =>
-      o.trackers.map((t) => t.trackingNumber),
-    );
+    const numbers = res.body.rows.map((r: { trackingNumber: string }) => r.trackingNumber);
     expect(numbers.sort()).toEqual(['1ZAAA00000001', '3SAAA0000001', 'AAA-WAIT-1']);
     for (const search of ['1ZBBB00000001', 'BBB', '#2001', '2002']) {
       const found = await api.as(a.domain).get(`/shipments?search=${encodeURIComponent(search)}`);
-      expect(found.body, search).toMatchObject({ orders: [], total: 0 });
+      expect(found.body, search).toMatchObject({ rows: [], total: 0 });
     }
+    const csv = await api.as(a.domain).get('/shipments.csv');
+    expect(csv.text.trimEnd().split('\r\n')).toHaveLength(4);
+    expect(csv.text).not.toContain('BBB');
   });
 
   it('GET /shipments/:id answers 404 for every tracker of B', async () => {
@@ -109,12 +110,14 @@ describe("reads with shop A's identity", () => {
     }
   });
 
-  it("GET /summary counts only A's", async () => {
-    const res = await api.as(a.domain).get('/summary');
-    expect(res.body).toEqual({
-      trackers: { creating: 0, active: 1, removing: 0, failed: 1, dead: 0, waiting_carrier: 1 },
-      total: 3,
-    });
+  it("GET /overview and GET /analytics count only A's", async () => {
+    const overview = await api.as(a.domain).get('/overview');
+    const health = Object.fromEntries(
+      overview.body.health.map((h: { key: string; count: number }) => [h.key, h.count]),
+    );
+    expect(health).toMatchObject({ failed_trackers: 1, waiting_carrier: 1 });
+    const analytics = await api.as(a.domain).get('/analytics?days=90');
+    expect(analytics.body.total.shipments).toBe(2);
   });
 
   it("GET /failed lists only A's failed trackers and deliveries", async () => {

@@ -310,6 +310,7 @@ export const shipmentsPage: PageModule = (context) => {
       { gap: 'small-400' },
       h('s-box', null, parcelBadge(row.parcel)),
       eventText ? h('s-text', { color: 'subdued' }, eventText) : null,
+      row.parcel.action ? h('s-text', { color: 'subdued' }, row.parcel.action) : null,
       row.trackerId
         ? h(
             's-button',
