@@ -47,6 +47,15 @@ export async function createEmptyTestDatabase(
   return { url: scratch.url, provider, cleanup: () => scratch.drop() };
 }
 
+/** The run's template under `npm test`; none outside vitest (`npm run bench:page` uses these helpers). */
+function runTemplate(): ReturnType<typeof inject<'templateDatabase'>> | undefined {
+  try {
+    return inject('templateDatabase');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A fresh database with every migration of prisma/migrations/<provider> applied and a connected
  * client (created like the app does, see createDatabase). Call `cleanup()` in afterAll/afterEach.
@@ -57,7 +66,7 @@ export async function createEmptyTestDatabase(
 export async function createTestDatabase(
   provider: DatabaseProvider = defaultTestProvider(),
 ): Promise<TestDatabase> {
-  const template = inject('templateDatabase');
+  const template = runTemplate();
   const copy = template?.provider === provider ? template : undefined;
   const scratch = await createScratchDatabase(provider, {
     prefix: 'tracksync_test',

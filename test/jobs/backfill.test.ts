@@ -186,10 +186,21 @@ describe('backfill', () => {
     const order = upsOrder(1, [[' A1 ', 'A1', 'B2']], {
       shippingAddress: { zip: ' 1011 AB ', countryCodeV2: 'nl' },
     });
-    expect(toFulfillmentPayload(order, order.fulfillments[0]!)).toEqual({
+    // The fulfilment's own name and the carrier's tracking page of a number, when the store gives them.
+    const fulfillment = {
+      ...order.fulfillments[0]!,
+      name: '#3001.1',
+      trackingInfo: order.fulfillments[0]!.trackingInfo.map((info, i) => ({
+        ...info,
+        url: i === 2 ? 'https://www.ups.com/track?tracknum=B2' : null,
+      })),
+    };
+    expect(toFulfillmentPayload(order, fulfillment)).toEqual({
       fulfillmentId: '5300000000010',
       orderId: '6300000000001',
       orderName: '#3001',
+      fulfillmentName: '#3001.1',
+      trackingUrls: { B2: 'https://www.ups.com/track?tracknum=B2' },
       status: 'success',
       updatedAt: new Date('2026-11-18T10:21:43Z'),
       carrierName: 'UPS',

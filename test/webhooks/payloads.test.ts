@@ -17,6 +17,8 @@ describe('fulfillmentPayload on the store fixtures', () => {
       fulfillmentId: '5521012345678',
       orderId: '6120000000001',
       orderName: '#1001',
+      fulfillmentName: '#1001.1',
+      trackingUrls: { '1Z999AA10123456784': 'https://www.ups.com/track?tracknum=1Z999AA10123456784' },
       status: 'success',
       updatedAt: new Date('2026-11-18T15:21:43Z'),
       carrierName: 'UPS',
@@ -24,6 +26,27 @@ describe('fulfillmentPayload on the store fixtures', () => {
       postalCode: '40003',
       destinationCountry: 'US',
       refusedNumbers: { overLimit: 0, malformed: 0 },
+    });
+  });
+
+  it('keeps each number its carrier tracking page (http/https only), the postcode fixture none', () => {
+    const dhl = fulfillmentPayload.parse(fixture('fulfillments-create.dhl-two-parcels'));
+    expect(Object.keys(dhl.trackingUrls).sort()).toEqual(['1234567890', '1234567891']);
+    expect(Object.values(dhl.trackingUrls).every((u) => u.startsWith('https://www.dhl.com/'))).toBe(true);
+    expect(
+      fulfillmentPayload.parse(fixture('fulfillments-create.postnl-needs-postcode')).trackingUrls,
+    ).toEqual({});
+    const hostile = fulfillmentPayload.parse({
+      ...fixture('fulfillments-create.dhl-two-parcels'),
+      tracking_urls: ['javascript:alert(1)', `https://x.example/${'a'.repeat(2100)}`],
+      tracking_url: 'data:text/html,hi',
+    });
+    expect(hostile.trackingUrls).toEqual({});
+    // Not a list: that field is ignored (the single tracking_url still serves the one number).
+    const odd = fulfillmentPayload.parse({ ...fixture('fulfillments-create.ups'), tracking_urls: 'nope' });
+    expect(odd.trackingNumbers).toEqual(['1Z999AA10123456784']);
+    expect(odd.trackingUrls).toEqual({
+      '1Z999AA10123456784': 'https://www.ups.com/track?tracknum=1Z999AA10123456784',
     });
   });
 

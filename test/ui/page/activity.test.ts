@@ -7,6 +7,7 @@ import {
   launchBrowser,
   newTestPage,
   openPage,
+  expectVitals,
   readVitals,
   screenshotBothWidths,
   type TestPage,
@@ -138,13 +139,8 @@ describe('problems', () => {
     await expect.poll(async () => (await toasts(page)).at(-1)?.message).toBe('Retrying 3SABCD0123456');
     await waitFor('the retried create', async () => (await shop.calls('create')).length > createsBefore);
     const vitals = await readVitals(page);
-    console.log(
-      `activity vitals: LCP ${vitals.lcpMs.toFixed(0)} ms, CLS ${vitals.cls.toFixed(3)}, INP ${vitals.inpMs} ms`,
-    );
-    expect(vitals.lcpMs).toBeLessThanOrEqual(1000);
-    expect(vitals.cls).toBeLessThanOrEqual(0.05);
     expect(vitals.interactions).toBeGreaterThan(0);
-    expect(vitals.inpMs).toBeLessThanOrEqual(100);
+    expectVitals('activity', vitals, (ok, why) => expect(ok, why).toBe(true));
   });
 
   it('all clear: says so in each section', async () => {

@@ -75,10 +75,7 @@ describe('pages', () => {
       ['/activity', 'Activity'],
       ['/', 'Overview'],
     ] as const) {
-      await page
-        .locator('s-app-nav')
-        .getByRole('link', { name: heading })
-        .click();
+      await page.locator('s-app-nav').getByRole('link', { name: heading }).click();
       await page.waitForURL((url) => url.pathname === path);
       await page.locator(`s-page[heading="${heading}"]`).waitFor();
       for (const size of [viewports.phone, viewports.desktop]) {
