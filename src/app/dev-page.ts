@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     await db.close();
   }
   const url = devPageUrl({ shop, apiKey, secret, appUrl, hours });
-  process.stdout.write(`The settings page of ${shop} (token valid ${hours} h):\n${url}\n`);
+  process.stdout.write(`The app's pages for ${shop} (token valid ${hours} h):\n${url}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       `  demo shop:  ${shopLine}`,
       `  store:      a local fake of the store Admin API (status write-back and backfill; no real store is called)`,
       '',
-      `The settings page (launch token valid ${devTokenHours} h):`,
+      `The app's pages (Overview, Shipments, Settings, Activity; launch token valid ${devTokenHours} h):`,
       `  ${pageUrl}`,
       '',
       'Send a signed sample fulfilment and see its tracker:',

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -29,9 +29,31 @@ export interface PageBuildOptions {
   minify?: boolean;
 }
 
+/**
+ * Writes what esbuild made, each file only when its content changed, through a temporary file and a
+ * rename: a page being served while `npm run dev` (or a test that runs it) rebuilds never reads half a
+ * bundle.
+ */
+const writeChangedFiles: esbuild.Plugin = {
+  name: 'write-changed-files',
+  setup(build) {
+    build.onEnd((result) => {
+      for (const file of result.outputFiles ?? []) {
+        if (existsSync(file.path) && readFileSync(file.path).equals(file.contents)) continue;
+        mkdirSync(path.dirname(file.path), { recursive: true });
+        const temporary = `${file.path}.${process.pid}.tmp`;
+        writeFileSync(temporary, file.contents);
+        renameSync(temporary, file.path);
+      }
+    });
+  },
+};
+
 function buildOptions(options: PageBuildOptions): esbuild.BuildOptions {
   const outdir = path.join(options.publicDir ?? sourcePublicDir, 'assets');
   return {
+    write: false,
+    plugins: [writeChangedFiles],
     entryPoints: pageEntries,
     outdir,
     bundle: true,
@@ -47,9 +69,7 @@ function buildOptions(options: PageBuildOptions): esbuild.BuildOptions {
 
 /** One build; throws with esbuild's messages when the page does not compile. */
 export async function buildPage(options: PageBuildOptions = {}): Promise<void> {
-  const config = buildOptions(options);
-  rmSync(config.outdir!, { recursive: true, force: true });
-  await esbuild.build(config);
+  await esbuild.build(buildOptions(options));
 }
 
 /** Rebuilds on every change under src/ui until disposed (npm run dev). */
@@ -58,26 +78,4 @@ export async function watchPage(options: PageBuildOptions = {}): Promise<{ close
   await context.rebuild();
   await context.watch();
   return { close: () => context.dispose() };
-}
-
-/** Every file the bundles are built from (the page, the stand-ins, and the modules they import). */
-function newestSourceMs(): number {
-  let newest = 0;
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (file !== path.join(uiDir, 'public')) visit(file);
-      } else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(file).mtimeMs);
-    }
-  };
-  visit(uiDir);
-  return newest;
-}
-
-/** Builds src/ui/public/assets unless it is newer than every source under src/ui (the test suite's setup). */
-export async function ensurePageBuilt(): Promise<void> {
-  const bundle = path.join(sourcePublicDir, 'assets', 'page.js');
-  if (existsSync(bundle) && statSync(bundle).mtimeMs >= newestSourceMs()) return;
-  await buildPage();
 }

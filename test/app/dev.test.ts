@@ -116,7 +116,7 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
     expect(banner).toContain('npm run cli -- trackers:list --shop demo-shop.myshopify.com');
 
     // The banner's page URL opens the page (the demo shop is installed with a placeholder session).
-    const pageUrl = /The settings page[^\n]*\n\s+(\S+)/.exec(banner)?.[1];
+    const pageUrl = /The app's pages[^\n]*\n\s+(\S+)/.exec(banner)?.[1];
     expect(pageUrl).toMatch(
       new RegExp(`^http://127\\.0\\.0\\.1:${appPort}/\\?shop=demo-shop\\.myshopify\\.com&id_token=`),
     );

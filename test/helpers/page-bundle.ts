@@ -1,6 +1,9 @@
-import { ensurePageBuilt } from '../../src/ui/page-build.js';
+import { buildPage } from '../../src/ui/page-build.js';
 
-/** vitest globalSetup: the page's bundles (src/ui/public/assets) are built before any test loads the page. */
+/**
+ * vitest globalSetup: the page's bundles (src/ui/public/assets) are built before any test loads the page
+ * (files whose content did not change are not rewritten).
+ */
 export default async function setup(): Promise<void> {
-  await ensurePageBuilt();
+  await buildPage();
 }

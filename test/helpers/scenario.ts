@@ -44,7 +44,7 @@ function suffix(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** A new emulator account and a shop connected to it through the shop repository (as the settings page does). */
+/** A new emulator account and a shop connected to it through the shop repository (as the Settings page does). */
 export async function addShop(
   app: TestApp,
   name: string,

@@ -33,7 +33,7 @@ export interface PageApiDeps {
 const trackerIdParam = z.string().min(1).max(100);
 
 /**
- * The settings page's JSON API, mounted behind the session-token middleware, which puts the verified shop
+ * The merchant's pages' JSON API, mounted behind the session-token middleware, which puts the verified shop
  * domain in `res.locals.shopDomain`. Every use case gets that domain and reads or changes that shop's rows
  * only; nothing in a request body or query names a shop. Routes only validate and answer: the work is in
  * the use cases beside this file.
