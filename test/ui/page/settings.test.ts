@@ -93,8 +93,8 @@ describe('connection', () => {
     await page.getByLabel('API key').fill(shop.apiKey);
     await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
     await page.locator('#connection s-badge', { hasText: 'Connected' }).waitFor();
+    await expect.poll(() => page.getByLabel('API key').inputValue()).toBe('');
     expect((await toasts(page)).at(-1)).toEqual({ message: 'Connected', isError: false });
-    expect(await page.getByLabel('API key').inputValue()).toBe('');
     expect(await page.locator('s-password-field').getAttribute('details')).toMatch(/^A key is stored/);
     expect(await page.getByTestId('balance').innerText()).toMatch(/not known yet/);
     expect(await saveBarShown(page).count()).toBe(0);
@@ -117,6 +117,29 @@ describe('connection', () => {
     const html = await page.content();
     expect(html).not.toContain(shop.apiKey);
     await screenshotBothWidths(page, 'settings-connected');
+  });
+});
+
+describe('keyboard', () => {
+  it('the connection is filled in and saved without the mouse (Enter submits)', async () => {
+    const shop = await unconnectedShop('keyboard');
+    const { page } = await settingsFor(shop.domain);
+    const focusedLabel = () =>
+      page.evaluate(`(() => {
+        let el = document.activeElement;
+        while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+        const root = el && el.getRootNode();
+        return root && root.host ? root.host.getAttribute('label') : null;
+      })()`);
+    for (let i = 0; i < 12 && (await focusedLabel()) !== 'App name'; i++) await page.keyboard.press('Tab');
+    expect(await focusedLabel()).toBe('App name');
+    await page.keyboard.type(shop.appName);
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel()).toBe('API key');
+    await page.keyboard.type(shop.apiKey);
+    await page.keyboard.press('Enter');
+    await page.locator('#connection s-badge', { hasText: 'Connected' }).waitFor();
+    await expect.poll(() => page.getByLabel('API key').inputValue()).toBe('');
   });
 });
 

@@ -212,9 +212,15 @@ describe('the list', () => {
     await openPage(page, app.url, shop.domain, '/shipments');
     await page.getByLabel('Search shipments').fill('1234567890');
     await expect.poll(async () => (await shownNumbers(page)).length).toBe(1);
+    // The parcel moves on at the service; the timeline reads it live, and the list then says the same.
+    await app.emulator.control.advanceClock(50 * 3600);
     await page.getByRole('button', { name: 'Timeline of 1234567890' }).click();
     const timeline = page.locator('s-section[heading="Timeline of 1234567890"]');
     await timeline.waitFor();
+    await expect.poll(() => timeline.locator('s-table-body s-table-row').count()).toBeGreaterThanOrEqual(4);
+    expect(await timeline.locator('s-table-body s-table-row').first().innerText()).toMatch(/Delivered/i);
+    const row = page.locator('s-table-body s-table-row[data-number="1234567890"]');
+    await expect.poll(() => row.locator('s-badge').first().innerText()).toBe('Delivered');
     await page.getByRole('button', { name: 'Close timeline' }).click();
     await timeline.waitFor({ state: 'detached' });
 
