@@ -271,6 +271,13 @@ export const failureReasons: Record<string, { what: string; todo: string }> = {
   },
 };
 
+/** Why the tracking service refused a connection (PUT /connection's reason), said on the key field. */
+export const connectionRefusals: Record<string, string> = {
+  unauthorized: 'Wrong API key or wrong app name: check both against your tracking service account.',
+  ssl_error: 'The tracking service needs the store address over HTTPS.',
+  unreachable: 'The tracking service could not be reached. Try again in a moment.',
+};
+
 /** A failure's reason code → what happened and what to do (unknown codes: the service's own message). */
 export function describeFailure(
   reason: string | null,

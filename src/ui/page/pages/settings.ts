@@ -1,7 +1,7 @@
 import type { SeenCarrier } from '../../api/carriers-seen.js';
 import type { ShopOverview } from '../../api/shop-overview.js';
 import type { ShippingProvider } from '../../../tracking/types.js';
-import { pauseWords } from '../../vocabulary.js';
+import { connectionRefusals, pauseWords } from '../../vocabulary.js';
 import { api, ApiError } from '../api-client.js';
 import { toast } from '../app-bridge.js';
 import { failureToast, isSessionError, loadFailure } from '../components/load-failure.js';
@@ -17,13 +17,6 @@ import { disableForms } from '../session.js';
  */
 
 type Settings = ShopOverview['settings'];
-
-/** Why a connection was refused, on the key field. */
-const connectionRefusals: Record<string, string> = {
-  unauthorized: 'Wrong API key or wrong app name: check both against your tracking service account.',
-  ssl_error: 'The tracking service needs the store address over HTTPS.',
-  unreachable: 'The tracking service could not be reached. Try again in a moment.',
-};
 
 export const settingsPage: PageModule = (context) => {
   const connectionSection = h('s-section', { heading: 'Connection' }, spinner('connection'));

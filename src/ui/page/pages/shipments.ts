@@ -147,7 +147,12 @@ export const shipmentsPage: PageModule = (context) => {
   const detailArea = h('div', { class: 'shipment-detail' });
   const exportButton = h(
     's-button',
-    { slot: 'primary-action', variant: 'primary', on: { click: () => void exportCsv() } },
+    {
+      slot: 'primary-action',
+      variant: 'primary',
+      data: { needsSession: '' },
+      on: { click: () => void exportCsv() },
+    },
     'Export CSV',
   );
 
@@ -202,7 +207,7 @@ export const shipmentsPage: PageModule = (context) => {
     summary.textContent =
       list.total === 0
         ? ''
-        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? ' match' : ''} · showing ${formatCount(first)}–${formatCount(last)}`;
+        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? (list.total === 1 ? ' matches' : ' match') : ''} · showing ${formatCount(first)}–${formatCount(last)}`;
     clear.hidden = !hasFilters(filters);
     if (list.rows.length === 0) {
       replace(
