@@ -13,6 +13,7 @@ import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
 import { metricsWithToken } from '../observability/metrics-route.js';
 import { pageDocument, pagePaths } from '../ui/page-document.js';
+import { proxyPath, proxyRoute } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -96,6 +97,17 @@ export function createApp(deps: AppDeps): express.Express {
     shopify.redirectToShopifyOrAppRoot(),
   );
   app.get(shopify.config.exitIframePath, exitIframe(shopify));
+
+  // The shopper's tracking page, through the store's app proxy (signed by the platform, not a session).
+  app.get(
+    proxyPath,
+    proxyRoute({
+      prisma: deps.prisma,
+      carriers: deps.carriers,
+      logger: deps.logger,
+      apiSecret: shopify.api.config.apiSecretKey,
+    }),
+  );
 
   // The page's JSON API: a session token names the shop, and only that shop.
   app.use(

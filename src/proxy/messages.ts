@@ -1,0 +1,172 @@
+import type { ParcelGroup } from '../ui/vocabulary.js';
+
+/**
+ * The shopper's page in the store's language: English, German, French, Spanish and Dutch; any other
+ * locale falls back to English. The parcel's status is said by its group (the service's own texts, such
+ * as event messages, are shown as the carrier wrote them).
+ */
+
+export interface ProxyMessages {
+  title: string;
+  intro: string;
+  trackingLabel: string;
+  submit: string;
+  notFound: string;
+  status: string;
+  estimatedDelivery: string;
+  carrier: string;
+  trackOnCarrier: string;
+  history: string;
+  noEvents: string;
+  updated: string;
+  groups: Record<ParcelGroup, string>;
+}
+
+const en: ProxyMessages = {
+  title: 'Track your order',
+  intro: 'Enter the tracking number from your shipping confirmation.',
+  trackingLabel: 'Tracking number',
+  submit: 'Track',
+  notFound: 'We could not find a shipment with these details. Check them and try again.',
+  status: 'Status',
+  estimatedDelivery: 'Estimated delivery',
+  carrier: 'Carrier',
+  trackOnCarrier: 'Track on the carrier’s website',
+  history: 'Shipment history',
+  noEvents: 'No scan yet: the carrier has not reported the parcel.',
+  updated: 'Updated',
+  groups: {
+    not_scanned: 'Not scanned yet',
+    info_received: 'Label created',
+    in_transit: 'In transit',
+    out_for_delivery: 'Out for delivery',
+    ready_for_pickup: 'Ready for pickup',
+    failed_attempt: 'Delivery attempt failed',
+    exception: 'Delayed or held',
+    delivered: 'Delivered',
+    ended: 'No longer tracked',
+  },
+};
+
+const de: ProxyMessages = {
+  title: 'Sendung verfolgen',
+  intro: 'Geben Sie die Sendungsnummer aus Ihrer Versandbestätigung ein.',
+  trackingLabel: 'Sendungsnummer',
+  submit: 'Verfolgen',
+  notFound:
+    'Wir konnten keine Sendung mit diesen Angaben finden. Bitte prüfen Sie sie und versuchen Sie es erneut.',
+  status: 'Status',
+  estimatedDelivery: 'Voraussichtliche Zustellung',
+  carrier: 'Versanddienst',
+  trackOnCarrier: 'Beim Versanddienst verfolgen',
+  history: 'Sendungsverlauf',
+  noEvents: 'Noch kein Scan: Der Versanddienst hat das Paket noch nicht gemeldet.',
+  updated: 'Aktualisiert',
+  groups: {
+    not_scanned: 'Noch nicht erfasst',
+    info_received: 'Etikett erstellt',
+    in_transit: 'Unterwegs',
+    out_for_delivery: 'In Zustellung',
+    ready_for_pickup: 'Abholbereit',
+    failed_attempt: 'Zustellversuch fehlgeschlagen',
+    exception: 'Verzögert oder angehalten',
+    delivered: 'Zugestellt',
+    ended: 'Nicht mehr verfolgt',
+  },
+};
+
+const fr: ProxyMessages = {
+  title: 'Suivre votre commande',
+  intro: 'Saisissez le numéro de suivi indiqué dans votre confirmation d’expédition.',
+  trackingLabel: 'Numéro de suivi',
+  submit: 'Suivre',
+  notFound: 'Nous n’avons trouvé aucun envoi correspondant. Vérifiez les informations et réessayez.',
+  status: 'Statut',
+  estimatedDelivery: 'Livraison estimée',
+  carrier: 'Transporteur',
+  trackOnCarrier: 'Suivre sur le site du transporteur',
+  history: 'Historique de l’envoi',
+  noEvents: 'Pas encore de scan : le transporteur n’a pas encore signalé le colis.',
+  updated: 'Mis à jour',
+  groups: {
+    not_scanned: 'Pas encore scanné',
+    info_received: 'Étiquette créée',
+    in_transit: 'En transit',
+    out_for_delivery: 'En cours de livraison',
+    ready_for_pickup: 'Prêt à être retiré',
+    failed_attempt: 'Tentative de livraison échouée',
+    exception: 'Retardé ou bloqué',
+    delivered: 'Livré',
+    ended: 'Plus suivi',
+  },
+};
+
+const es: ProxyMessages = {
+  title: 'Sigue tu pedido',
+  intro: 'Introduce el número de seguimiento de tu confirmación de envío.',
+  trackingLabel: 'Número de seguimiento',
+  submit: 'Seguir',
+  notFound: 'No encontramos ningún envío con estos datos. Revísalos e inténtalo de nuevo.',
+  status: 'Estado',
+  estimatedDelivery: 'Entrega estimada',
+  carrier: 'Transportista',
+  trackOnCarrier: 'Seguir en la web del transportista',
+  history: 'Historial del envío',
+  noEvents: 'Aún sin escaneo: el transportista todavía no ha registrado el paquete.',
+  updated: 'Actualizado',
+  groups: {
+    not_scanned: 'Aún sin escanear',
+    info_received: 'Etiqueta creada',
+    in_transit: 'En tránsito',
+    out_for_delivery: 'En reparto',
+    ready_for_pickup: 'Listo para recoger',
+    failed_attempt: 'Intento de entrega fallido',
+    exception: 'Retrasado o retenido',
+    delivered: 'Entregado',
+    ended: 'Ya no se sigue',
+  },
+};
+
+const nl: ProxyMessages = {
+  title: 'Volg je bestelling',
+  intro: 'Vul het trackingnummer uit je verzendbevestiging in.',
+  trackingLabel: 'Trackingnummer',
+  submit: 'Volgen',
+  notFound: 'We hebben geen zending met deze gegevens gevonden. Controleer ze en probeer het opnieuw.',
+  status: 'Status',
+  estimatedDelivery: 'Verwachte bezorging',
+  carrier: 'Vervoerder',
+  trackOnCarrier: 'Volgen op de website van de vervoerder',
+  history: 'Verloop van de zending',
+  noEvents: 'Nog geen scan: de vervoerder heeft het pakket nog niet gemeld.',
+  updated: 'Bijgewerkt',
+  groups: {
+    not_scanned: 'Nog niet gescand',
+    info_received: 'Label aangemaakt',
+    in_transit: 'Onderweg',
+    out_for_delivery: 'Wordt vandaag bezorgd',
+    ready_for_pickup: 'Klaar om op te halen',
+    failed_attempt: 'Bezorgpoging mislukt',
+    exception: 'Vertraagd of vastgehouden',
+    delivered: 'Bezorgd',
+    ended: 'Niet meer gevolgd',
+  },
+};
+
+export const proxyLocales: Record<string, ProxyMessages> = { en, de, fr, es, nl };
+
+/**
+ * The page's language: the `locale` parameter, else the first language of Accept-Language that has a
+ * translation (`de-AT` → `de`), else English.
+ */
+export function proxyLocale(localeParam: string | null, acceptLanguage: string | null): string {
+  const candidates = [
+    localeParam ?? '',
+    ...(acceptLanguage ?? '').split(',').map((part) => part.split(';')[0]!.trim()),
+  ];
+  for (const candidate of candidates) {
+    const language = candidate.toLowerCase().split(/[-_]/)[0] ?? '';
+    if (language in proxyLocales) return language;
+  }
+  return 'en';
+}

@@ -1,0 +1,137 @@
+import type { ShopperParcel } from './lookup.js';
+import type { ProxyMessages } from './messages.js';
+
+/**
+ * The shopper's page as markup: semantic HTML, no script, no external request. Answered as Liquid (the
+ * store's theme wraps it) or, with `format=html`, as a whole document.
+ *
+ * Every text that is not ours (what the carrier wrote, what the shopper typed) goes through `text()`:
+ * HTML-escaped, and `{` `}` written as character references, so Liquid never runs `{{ … }}` or `{% … %}`
+ * from a carrier's message and the browser still shows the braces.
+ */
+
+export function text(value: string): string {
+  return value.replace(
+    /[&<>"'{}]/g,
+    (c) =>
+      ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '{': '&#123;', '}': '&#125;' })[
+        c
+      ] ?? c,
+  );
+}
+
+/** Only http(s) links are ever written into the page. */
+function safeUrl(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function dateTime(value: string | null, locale: string): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return null;
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(
+    date,
+  );
+}
+
+function day(value: string | null, locale: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value ?? '');
+  if (!match) return value;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+}
+
+export interface ProxyPage {
+  /** Where the form sends the shopper (the store's proxy path, e.g. /apps/track). */
+  action: string;
+  locale: string;
+  messages: ProxyMessages;
+  tracking: string;
+  /** Whole document (direct links) instead of a Liquid fragment. */
+  html: boolean;
+  /** The lookup's answer: a parcel, not found, or no lookup yet. */
+  result: { kind: 'parcel'; parcel: ShopperParcel } | { kind: 'not_found' } | { kind: 'none' };
+}
+
+function form(page: ProxyPage): string {
+  const m = page.messages;
+  return `<form class="tracksync-form" method="get" action="${text(page.action)}" role="search">
+  <p>${text(m.intro)}</p>
+  <label for="tracksync-tracking">${text(m.trackingLabel)}</label>
+  <input id="tracksync-tracking" name="tracking" type="text" required maxlength="100" autocomplete="off" value="${text(page.tracking)}">
+  ${page.html ? '<input type="hidden" name="format" value="html">' : ''}
+  <button type="submit">${text(m.submit)}</button>
+</form>`;
+}
+
+function parcelSection(parcel: ShopperParcel, page: ProxyPage): string {
+  const m = page.messages;
+  const link = safeUrl(parcel.trackingUrl);
+  const estimate = day(parcel.estimatedDelivery, page.locale);
+  const events =
+    parcel.events.length === 0
+      ? `<p>${text(m.noEvents)}</p>`
+      : `<ol class="tracksync-events">${parcel.events
+          .map((e) => {
+            const at = dateTime(e.at, page.locale);
+            return `<li>${at ? `<time datetime="${text(e.at!)}">${text(at)}</time> ` : ''}<span>${text(e.message)}</span>${
+              e.location ? ` <span class="tracksync-place">${text(e.location)}</span>` : ''
+            }</li>`;
+          })
+          .join('')}</ol>`;
+  return `<article class="tracksync-parcel" aria-labelledby="tracksync-parcel-title">
+  <h2 id="tracksync-parcel-title">${text(parcel.trackingNumber)}</h2>
+  <dl>
+    <dt>${text(m.status)}</dt><dd data-group="${parcel.group}">${text(m.groups[parcel.group])}</dd>
+    ${estimate ? `<dt>${text(m.estimatedDelivery)}</dt><dd>${text(estimate)}</dd>` : ''}
+    ${parcel.carrier ? `<dt>${text(m.carrier)}</dt><dd>${text(parcel.carrier)}</dd>` : ''}
+  </dl>
+  ${link ? `<p><a href="${text(link)}" rel="noopener noreferrer" target="_blank">${text(m.trackOnCarrier)}</a></p>` : ''}
+  <h3>${text(m.history)}</h3>
+  ${events}
+</article>`;
+}
+
+export function renderProxyPage(page: ProxyPage): string {
+  const m = page.messages;
+  const result =
+    page.result.kind === 'parcel'
+      ? parcelSection(page.result.parcel, page)
+      : page.result.kind === 'not_found'
+        ? `<p class="tracksync-not-found" role="status">${text(m.notFound)}</p>`
+        : '';
+  const body = `<section class="tracksync-track" lang="${text(page.locale)}">
+<h1>${text(m.title)}</h1>
+${form(page)}
+${result}
+</section>`;
+  if (!page.html) return body;
+  return `<!doctype html>
+<html lang="${text(page.locale)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${text(m.title)}</title>
+<style>
+body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#fafafa}
+.tracksync-track{max-width:40rem;margin:0 auto;padding:1rem;overflow-wrap:anywhere}
+.tracksync-form{display:grid;gap:.5rem;margin-bottom:1.5rem}
+input,button{font:inherit;padding:.5rem .75rem;border-radius:.5rem;border:1px solid #8a8a8a;min-width:0}
+button{background:#1a1a1a;color:#fff;border-color:#1a1a1a;cursor:pointer}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
+.tracksync-events{padding-left:1.25rem}.tracksync-events li{margin-bottom:.5rem}
+.tracksync-place{color:#555}
+</style>
+</head>
+<body>
+${body}
+</body>
+</html>`;
+}

@@ -1,0 +1,72 @@
+import type { RequestHandler } from 'express';
+import type { CarrierRepository } from '../carriers/carrier-repository.js';
+import type { DatabaseClient } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
+import { proxyLocale, proxyLocales } from './messages.js';
+import { type ProxyPage, renderProxyPage } from './render.js';
+import { verifyProxyRequest } from './signature.js';
+
+export const proxyPath = '/proxy';
+
+/** Where the store shows the page (shopify.app.toml [app_proxy] prefix/subpath). */
+export const storeProxyPath = '/apps/track';
+
+export interface ProxyDeps {
+  prisma: DatabaseClient;
+  carriers: CarrierRepository;
+  logger: Logger;
+  /** The app's secret, which the platform signs proxy requests with. */
+  apiSecret: string;
+  now?: () => number;
+}
+
+/**
+ * GET /proxy: the shopper's tracking page, reached through the store's app proxy. Every request is
+ * verified (signature, time) before anything is read; a shop the app does not know, or one that
+ * uninstalled it, gets 404. Nothing is written.
+ */
+export function proxyRoute(deps: ProxyDeps): RequestHandler {
+  return async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    const verified = verifyProxyRequest(deps.apiSecret, search, (deps.now ?? Date.now)());
+    if (!verified.ok) {
+      deps.logger.info({ reason: verified.reason }, 'app proxy request refused');
+      res
+        .status(verified.reason === 'bad_shop' ? 400 : 401)
+        .type('text/plain')
+        .send('Not allowed.');
+      return;
+    }
+    const shop = await deps.prisma.shop.findUnique({
+      where: { domain: verified.shop },
+      select: { id: true, uninstalledAt: true },
+    });
+    if (!shop || shop.uninstalledAt) {
+      res.status(404).type('text/plain').send('Not found.');
+      return;
+    }
+    const first = (name: string) => verified.params.get(name)?.[0] ?? null;
+    const locale = proxyLocale(first('locale'), req.get('accept-language') ?? null);
+    const tracking = (first('tracking') ?? '').trim().slice(0, lookupNumberMaxLength);
+    const prefix = first('path_prefix');
+    const page: ProxyPage = {
+      action: prefix && prefix.startsWith('/') ? prefix : storeProxyPath,
+      locale,
+      messages: proxyLocales[locale]!,
+      tracking,
+      html: first('format') === 'html',
+      result: { kind: 'none' },
+    };
+    if (tracking !== '') {
+      const parcel = await findParcelByNumber(deps, shop.id, tracking);
+      page.result = parcel ? { kind: 'parcel', parcel } : { kind: 'not_found' };
+    }
+    res
+      .status(200)
+      .type(page.html ? 'text/html; charset=utf-8' : 'application/liquid; charset=utf-8')
+      .send(renderProxyPage(page));
+  };
+}

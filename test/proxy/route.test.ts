@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
+import { createTracker } from '../helpers/factories.js';
+import { signedProxyQuery } from '../helpers/proxy.js';
+
+/**
+ * GET /proxy against the real app: the shopper's tracking page through the store's app proxy. Requests
+ * are signed here the way the platform signs them (test/helpers/proxy.ts).
+ */
+
+let app: TestApp;
+let shopId: string;
+const shop = 'proxy-page.myshopify.com';
+
+beforeAll(async () => {
+  app = await startTestApp({ connect: false });
+  const row = await app.database.prisma.shop.create({ data: { domain: shop } });
+  shopId = row.id;
+  const tracker = await createTracker(app.database.prisma, shopId, {
+    trackingNumber: '1ZPROXY0000000001',
+    desired: 'active',
+    remote: 'present',
+    syncState: 'synced',
+    status: 'delivered',
+    estimatedDelivery: '2026-11-20',
+    statusCheckedAt: new Date('2026-11-21T10:00:00Z'),
+    lastErrorReason: 'internal-reason-never-shown',
+    events: JSON.stringify([
+      {
+        at: '2026-11-18T09:00:00.000Z',
+        status: 'in_transit',
+        message: 'Picked up',
+        location: 'Louisville, KY, US',
+      },
+      {
+        at: '2026-11-20T15:30:00.000Z',
+        status: 'delivered',
+        message: 'Left at {{ shop.name }} {% render "x" %} <script>alert(1)</script>',
+        location: null,
+      },
+    ]),
+  });
+  await app.database.prisma.trackingLine.create({
+    data: {
+      shopId,
+      fulfillmentId: 'f-proxy',
+      orderId: '1',
+      orderName: '#1001',
+      trackingNumber: tracker.trackingNumber,
+      trackingUrl: 'https://www.ups.com/track?tracknum=1ZPROXY0000000001',
+      carrierName: 'UPS',
+      trackerId: tracker.id,
+    },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function get(
+  params: Record<string, string>,
+  init: { headers?: Record<string, string>; secret?: string } = {},
+) {
+  const query = signedProxyQuery({ shop, path_prefix: '/apps/track', ...params }, init.secret ?? TEST_SECRET);
+  const res = await fetch(`${app.url}/proxy?${query}`, { headers: init.headers });
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text(), res };
+}
+
+describe('GET /proxy', () => {
+  it('shows the lookup form as Liquid for the theme, posting back to the store’s proxy path', async () => {
+    const page = await get({});
+    expect(page.status).toBe(200);
+    expect(page.type).toBe('application/liquid; charset=utf-8');
+    expect(page.res.headers.get('cache-control')).toBe('no-store');
+    expect(page.body).toContain(
+      '<form class="tracksync-form" method="get" action="/apps/track" role="search">',
+    );
+    expect(page.body).toContain('<label for="tracksync-tracking">Tracking number</label>');
+    expect(page.body).not.toContain('<script');
+  });
+
+  it('shows a parcel by its tracking number: status, estimate, carrier and its page, the history newest first', async () => {
+    const page = await get({ tracking: ' 1zproxy0000000001 ' });
+    expect(page.body).toContain('<dd data-group="delivered">Delivered</dd>');
+    expect(page.body).toContain('<dd>November 20, 2026</dd>');
+    expect(page.body).toContain('<dd>UPS</dd>');
+    expect(page.body).toContain('href="https://www.ups.com/track?tracknum=1ZPROXY0000000001"');
+    expect(page.body.indexOf('Left at')).toBeLessThan(page.body.indexOf('Picked up'));
+    expect(page.body).toContain('Louisville, KY, US');
+    // Nothing internal.
+    expect(page.body).not.toMatch(/internal-reason|syncState|lease|#1001/);
+  });
+
+  it('escapes what the carrier wrote for Liquid and HTML', async () => {
+    const page = await get({ tracking: '1ZPROXY0000000001' });
+    expect(page.body).toContain(
+      'Left at &#123;&#123; shop.name &#125;&#125; &#123;% render &quot;x&quot; %&#125; &lt;script&gt;alert(1)&lt;/script&gt;',
+    );
+    expect(page.body).not.toMatch(/\{\{|\{%|<script/);
+    const typed = await get({ tracking: '{{ x }}<b>' });
+    expect(typed.body).toContain('value="&#123;&#123; x &#125;&#125;&lt;b&gt;"');
+    expect(typed.body).not.toMatch(/\{\{|<b>/);
+  });
+
+  it('an unknown number gets the same "not found" as any other miss', async () => {
+    const unknown = await get({ tracking: 'NOPE123' });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toContain('We could not find a shipment with these details.');
+  });
+
+  it('speaks the store’s language where a translation exists, else English', async () => {
+    expect((await get({ tracking: '1ZPROXY0000000001', locale: 'de' })).body).toContain('Zugestellt');
+    const french = await get(
+      { tracking: '1ZPROXY0000000001' },
+      { headers: { 'accept-language': 'fr-CA,fr;q=0.9' } },
+    );
+    expect(french.body).toContain('Livré');
+    expect((await get({ locale: 'nl' })).body).toContain('Volg je bestelling');
+    expect((await get({ locale: 'es-MX' })).body).toContain('Sigue tu pedido');
+    expect((await get({ locale: 'ja' })).body).toContain('Track your order');
+  });
+
+  it('answers a whole HTML document for direct links', async () => {
+    const page = await get({ format: 'html', tracking: '1ZPROXY0000000001' });
+    expect(page.type).toBe('text/html; charset=utf-8');
+    expect(page.body.startsWith('<!doctype html>')).toBe(true);
+    expect(page.body).toContain('<input type="hidden" name="format" value="html">');
+  });
+
+  it('refuses bad, missing and stale signatures (401), unknown and uninstalled shops (404), writing nothing', async () => {
+    const before = await app.database.prisma.shop.count();
+    expect((await get({}, { secret: 'not-the-secret' })).status).toBe(401);
+    expect((await fetch(`${app.url}/proxy?shop=${shop}`)).status).toBe(401);
+    const stale = signedProxyQuery({ shop }, TEST_SECRET, Math.floor(Date.now() / 1000) - 301);
+    expect((await fetch(`${app.url}/proxy?${stale}`)).status).toBe(401);
+    const stranger = signedProxyQuery({ shop: 'stranger.myshopify.com' }, TEST_SECRET);
+    expect((await fetch(`${app.url}/proxy?${stranger}`)).status).toBe(404);
+    const gone = await app.database.prisma.shop.create({
+      data: { domain: 'gone-proxy.myshopify.com', uninstalledAt: new Date() },
+    });
+    const uninstalled = signedProxyQuery({ shop: gone.domain, tracking: 'X' }, TEST_SECRET);
+    expect((await fetch(`${app.url}/proxy?${uninstalled}`)).status).toBe(404);
+    expect(await app.database.prisma.shop.count()).toBe(before + 1);
+  });
+});
