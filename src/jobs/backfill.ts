@@ -29,6 +29,7 @@ export const ORDERS_QUERY = `query BackfillOrders($cursor: String, $query: Strin
     nodes {
       legacyResourceId
       name
+      email
       cancelledAt
       shippingAddress { zip countryCodeV2 }
       fulfillments(first: 20) {
@@ -46,6 +47,8 @@ export const ORDERS_QUERY = `query BackfillOrders($cursor: String, $query: Strin
 export interface GraphqlOrder {
   legacyResourceId: string;
   name: string | null;
+  /** The customer's email (absent from older answers). */
+  email?: string | null;
   cancelledAt: string | null;
   shippingAddress: { zip: string | null; countryCodeV2: string | null } | null;
   fulfillments: Array<{
@@ -151,6 +154,7 @@ export function toFulfillmentPayload(
     id: fulfillment.legacyResourceId,
     order_id: order.legacyResourceId,
     name: fulfillment.name ?? order.name,
+    email: order.email ?? null,
     status: fulfillment.status,
     updated_at: fulfillment.updatedAt,
     created_at: fulfillment.createdAt,

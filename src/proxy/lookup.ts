@@ -1,6 +1,8 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
+import type { Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import { storedEventsOf } from '../ui/api/shipment-status.js';
+import { customerEmailHash, plausibleEmail } from './email-hash.js';
 import { type ParcelGroup, parcelGroupOf } from '../ui/vocabulary.js';
 
 /** What a shopper may see of one parcel: no sync state, no error, nothing but the parcel's story. */
@@ -39,10 +41,18 @@ export async function findParcelByNumber(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
   if (!line) return null;
+  return parcelOf(line, await providerLabels(deps.carriers));
+}
+
+async function providerLabels(carriers: CarrierRepository): Promise<Map<string, string>> {
+  return new Map((await carriers.providers()).map((p) => [p.slug, p.label]));
+}
+
+type LineWithTracker = TrackingLine & { tracker: Tracker | null };
+
+function parcelOf(line: LineWithTracker, labels: Map<string, string>): ShopperParcel {
   const tracker = line.tracker?.desired === 'active' ? line.tracker : null;
-  const label = tracker
-    ? ((await deps.carriers.providers()).find((p) => p.slug === tracker.provider)?.label ?? null)
-    : null;
+  const label = tracker ? (labels.get(tracker.provider) ?? null) : null;
   return {
     trackingNumber: line.trackingNumber,
     group: parcelGroupOf(tracker?.status, tracker?.statusDetail),
@@ -53,5 +63,39 @@ export async function findParcelByNumber(
       .map((e) => ({ at: e.at, message: e.message, location: e.location }))
       .reverse(),
     checkedAt: tracker?.statusCheckedAt?.toISOString() ?? null,
+  };
+}
+
+/** At most this many parcels of one order are shown. */
+export const orderParcelsShown = 50;
+
+/**
+ * An order's parcels, when the email is the order's customer's: the order number with or without `#`,
+ * the email compared case-insensitively through its salted hash. A wrong email and an unknown order run
+ * the same single query and answer the same null, so orders cannot be enumerated.
+ */
+export async function findOrderParcels(
+  deps: { prisma: DatabaseClient; carriers: CarrierRepository },
+  shopId: string,
+  orderNumber: string,
+  email: string,
+): Promise<{ orderName: string; parcels: ShopperParcel[] } | null> {
+  const number = orderNumber.trim().replace(/^#/, '').slice(0, 50);
+  const hash = customerEmailHash(shopId, plausibleEmail(email) ?? '');
+  const fulfilments = await deps.prisma.fulfillment.findMany({
+    where: { shopId, orderName: { in: [`#${number}`, number] }, customerEmailHash: hash },
+    select: { orderId: true, orderName: true },
+  });
+  if (number === '' || fulfilments.length === 0) return null;
+  const lines = await deps.prisma.trackingLine.findMany({
+    where: { shopId, active: true, orderId: { in: [...new Set(fulfilments.map((f) => f.orderId))] } },
+    include: { tracker: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: orderParcelsShown,
+  });
+  const labels = await providerLabels(deps.carriers);
+  return {
+    orderName: fulfilments[0]!.orderName ?? `#${number}`,
+    parcels: lines.map((l) => parcelOf(l, labels)),
   };
 }

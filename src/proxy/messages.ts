@@ -9,6 +9,11 @@ import type { ParcelGroup } from '../ui/vocabulary.js';
 export interface ProxyMessages {
   title: string;
   intro: string;
+  orderLabel: string;
+  emailLabel: string;
+  byNumber: string;
+  order: string;
+  noParcels: string;
   trackingLabel: string;
   submit: string;
   notFound: string;
@@ -24,7 +29,12 @@ export interface ProxyMessages {
 
 const en: ProxyMessages = {
   title: 'Track your order',
-  intro: 'Enter the tracking number from your shipping confirmation.',
+  intro: 'Enter your order number and the email you ordered with.',
+  orderLabel: 'Order number',
+  emailLabel: 'Email',
+  byNumber: 'Or look up one parcel by its tracking number.',
+  order: 'Order',
+  noParcels: 'This order has no parcel on its way yet.',
   trackingLabel: 'Tracking number',
   submit: 'Track',
   notFound: 'We could not find a shipment with these details. Check them and try again.',
@@ -50,7 +60,12 @@ const en: ProxyMessages = {
 
 const de: ProxyMessages = {
   title: 'Sendung verfolgen',
-  intro: 'Geben Sie die Sendungsnummer aus Ihrer Versandbestätigung ein.',
+  intro: 'Geben Sie Ihre Bestellnummer und die E-Mail-Adresse Ihrer Bestellung ein.',
+  orderLabel: 'Bestellnummer',
+  emailLabel: 'E-Mail',
+  byNumber: 'Oder ein Paket über seine Sendungsnummer suchen.',
+  order: 'Bestellung',
+  noParcels: 'Zu dieser Bestellung ist noch kein Paket unterwegs.',
   trackingLabel: 'Sendungsnummer',
   submit: 'Verfolgen',
   notFound:
@@ -77,7 +92,12 @@ const de: ProxyMessages = {
 
 const fr: ProxyMessages = {
   title: 'Suivre votre commande',
-  intro: 'Saisissez le numéro de suivi indiqué dans votre confirmation d’expédition.',
+  intro: 'Saisissez votre numéro de commande et l’adresse e-mail de la commande.',
+  orderLabel: 'Numéro de commande',
+  emailLabel: 'E-mail',
+  byNumber: 'Ou recherchez un colis par son numéro de suivi.',
+  order: 'Commande',
+  noParcels: 'Aucun colis de cette commande n’est encore en route.',
   trackingLabel: 'Numéro de suivi',
   submit: 'Suivre',
   notFound: 'Nous n’avons trouvé aucun envoi correspondant. Vérifiez les informations et réessayez.',
@@ -103,7 +123,12 @@ const fr: ProxyMessages = {
 
 const es: ProxyMessages = {
   title: 'Sigue tu pedido',
-  intro: 'Introduce el número de seguimiento de tu confirmación de envío.',
+  intro: 'Introduce tu número de pedido y el correo electrónico con el que pediste.',
+  orderLabel: 'Número de pedido',
+  emailLabel: 'Correo electrónico',
+  byNumber: 'O busca un paquete por su número de seguimiento.',
+  order: 'Pedido',
+  noParcels: 'Ningún paquete de este pedido está en camino todavía.',
   trackingLabel: 'Número de seguimiento',
   submit: 'Seguir',
   notFound: 'No encontramos ningún envío con estos datos. Revísalos e inténtalo de nuevo.',
@@ -129,7 +154,12 @@ const es: ProxyMessages = {
 
 const nl: ProxyMessages = {
   title: 'Volg je bestelling',
-  intro: 'Vul het trackingnummer uit je verzendbevestiging in.',
+  intro: 'Vul je bestelnummer in en het e-mailadres waarmee je bestelde.',
+  orderLabel: 'Bestelnummer',
+  emailLabel: 'E-mail',
+  byNumber: 'Of zoek één pakket op met het trackingnummer.',
+  order: 'Bestelling',
+  noParcels: 'Er is nog geen pakket van deze bestelling onderweg.',
   trackingLabel: 'Trackingnummer',
   submit: 'Volgen',
   notFound: 'We hebben geen zending met deze gegevens gevonden. Controleer ze en probeer het opnieuw.',

@@ -53,19 +53,35 @@ export interface ProxyPage {
   locale: string;
   messages: ProxyMessages;
   tracking: string;
+  /** The order number as the shopper typed it (the email is never written back into the page). */
+  order: string;
   /** Whole document (direct links) instead of a Liquid fragment. */
   html: boolean;
   /** The lookup's answer: a parcel, not found, or no lookup yet. */
-  result: { kind: 'parcel'; parcel: ShopperParcel } | { kind: 'not_found' } | { kind: 'none' };
+  result:
+    | { kind: 'parcel'; parcel: ShopperParcel }
+    | { kind: 'order'; orderName: string; parcels: ShopperParcel[] }
+    | { kind: 'not_found' }
+    | { kind: 'none' };
 }
 
 function form(page: ProxyPage): string {
   const m = page.messages;
+  const html = page.html ? '<input type="hidden" name="format" value="html">' : '';
   return `<form class="tracksync-form" method="get" action="${text(page.action)}" role="search">
   <p>${text(m.intro)}</p>
+  <label for="tracksync-order">${text(m.orderLabel)}</label>
+  <input id="tracksync-order" name="order" type="text" required maxlength="50" autocomplete="off" value="${text(page.order)}">
+  <label for="tracksync-email">${text(m.emailLabel)}</label>
+  <input id="tracksync-email" name="email" type="email" required maxlength="254" autocomplete="email">
+  ${html}
+  <button type="submit">${text(m.submit)}</button>
+</form>
+<form class="tracksync-form" method="get" action="${text(page.action)}" role="search">
+  <p>${text(m.byNumber)}</p>
   <label for="tracksync-tracking">${text(m.trackingLabel)}</label>
   <input id="tracksync-tracking" name="tracking" type="text" required maxlength="100" autocomplete="off" value="${text(page.tracking)}">
-  ${page.html ? '<input type="hidden" name="format" value="html">' : ''}
+  ${html}
   <button type="submit">${text(m.submit)}</button>
 </form>`;
 }
@@ -85,8 +101,8 @@ function parcelSection(parcel: ShopperParcel, page: ProxyPage): string {
             }</li>`;
           })
           .join('')}</ol>`;
-  return `<article class="tracksync-parcel" aria-labelledby="tracksync-parcel-title">
-  <h2 id="tracksync-parcel-title">${text(parcel.trackingNumber)}</h2>
+  return `<article class="tracksync-parcel">
+  <h2>${text(parcel.trackingNumber)}</h2>
   <dl>
     <dt>${text(m.status)}</dt><dd data-group="${parcel.group}">${text(m.groups[parcel.group])}</dd>
     ${estimate ? `<dt>${text(m.estimatedDelivery)}</dt><dd>${text(estimate)}</dd>` : ''}
@@ -103,9 +119,15 @@ export function renderProxyPage(page: ProxyPage): string {
   const result =
     page.result.kind === 'parcel'
       ? parcelSection(page.result.parcel, page)
-      : page.result.kind === 'not_found'
-        ? `<p class="tracksync-not-found" role="status">${text(m.notFound)}</p>`
-        : '';
+      : page.result.kind === 'order'
+        ? `<section class="tracksync-order"><h2>${text(m.order)} ${text(page.result.orderName)}</h2>${
+            page.result.parcels.length === 0
+              ? `<p>${text(m.noParcels)}</p>`
+              : page.result.parcels.map((parcel) => parcelSection(parcel, page)).join('\n')
+          }</section>`
+        : page.result.kind === 'not_found'
+          ? `<p class="tracksync-not-found" role="status">${text(m.notFound)}</p>`
+          : '';
   const body = `<section class="tracksync-track" lang="${text(page.locale)}">
 <h1>${text(m.title)}</h1>
 ${form(page)}

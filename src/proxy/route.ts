@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import { findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
+import { findOrderParcels, findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
 import { proxyLocale, proxyLocales } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
 import { verifyProxyRequest } from './signature.js';
@@ -57,10 +57,15 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       locale,
       messages: proxyLocales[locale]!,
       tracking,
+      order: (first('order') ?? '').trim().slice(0, 50),
       html: first('format') === 'html',
       result: { kind: 'none' },
     };
-    if (tracking !== '') {
+    const email = first('email');
+    if (page.order !== '' || email !== null) {
+      const found = await findOrderParcels(deps, shop.id, page.order, email ?? '');
+      page.result = found ? { kind: 'order', ...found } : { kind: 'not_found' };
+    } else if (tracking !== '') {
       const parcel = await findParcelByNumber(deps, shop.id, tracking);
       page.result = parcel ? { kind: 'parcel', parcel } : { kind: 'not_found' };
     }

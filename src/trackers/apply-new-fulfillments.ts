@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
+import { customerEmailHash } from '../proxy/email-hash.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload } from '../webhooks/payloads.js';
 import {
@@ -107,6 +108,7 @@ export async function applyNewFulfillments(
       ...ofFulfilment,
       status: f.status,
       carrierName: f.carrierName,
+      customerEmailHash: f.customerEmail ? customerEmailHash(shop.id, f.customerEmail) : null,
       sourceUpdatedAt: f.updatedAt ?? new Date(0),
     });
     const carrierKey = f.carrierName ? normaliseCarrierName(f.carrierName) || null : null;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
+import { customerEmailHash } from '../proxy/email-hash.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
 
@@ -71,6 +72,10 @@ export async function applyFulfillment(
     status: fulfillment.status,
     carrierName: fulfillment.carrierName,
     orderName: fulfillment.orderName,
+    // An update without the email keeps the one known.
+    ...(fulfillment.customerEmail
+      ? { customerEmailHash: customerEmailHash(shop.id, fulfillment.customerEmail) }
+      : {}),
     sourceUpdatedAt: newest,
   };
   if (existing) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plausibleEmail } from '../proxy/email-hash.js';
 import { storableText } from '../db/storable-text.js';
 
 /**
@@ -159,6 +160,7 @@ export const fulfillmentPayload = z
     tracking_numbers: z.array(z.string().nullable()).nullish(),
     destination,
     name: text.optional(),
+    email: text.optional(),
     // Lenient: a malformed URL loses only its link, never the fulfilment.
     tracking_url: z.unknown().optional(),
     tracking_urls: z.array(z.unknown()).nullish().catch(null),
@@ -170,6 +172,8 @@ export const fulfillmentPayload = z
       orderId: f.order_id,
       orderName: orderNameFromFulfillmentName(f.name ?? null),
       fulfillmentName: f.name ?? null,
+      /** The order's customer email as sent (hashed before it is stored: src/proxy/email-hash.ts). */
+      customerEmail: plausibleEmail(f.email),
       /** The carrier's tracking page per applied number, when the store gave one. */
       trackingUrls: trackingUrlsOf(
         f.tracking_numbers,

@@ -200,6 +200,7 @@ describe('backfill', () => {
       orderId: '6300000000001',
       orderName: '#3001',
       fulfillmentName: '#3001.1',
+      customerEmail: null,
       trackingUrls: { B2: 'https://www.ups.com/track?tracknum=B2' },
       status: 'success',
       updatedAt: new Date('2026-11-18T10:21:43Z'),

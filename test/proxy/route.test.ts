@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
+import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../helpers/app.js';
 import { createTracker } from '../helpers/factories.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
+import { deliver, fixture } from '../helpers/webhooks.js';
 
 /**
  * GET /proxy against the real app: the shopper's tracking page through the store's app proxy. Requests
@@ -57,6 +58,23 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** The UPS fixture through real intake: order #1001 of jane.doe@example.com. */
+async function fulfilUpsOrder(): Promise<void> {
+  await deliver(app.url, {
+    topic: 'fulfillments/create',
+    shop,
+    body: fixture('fulfillments-create.ups'),
+    secret: TEST_SECRET,
+  });
+  await waitFor(
+    'the fulfilment applied',
+    async () =>
+      (await app.database.prisma.fulfillment.count({ where: { shopId, orderName: '#1001' } })) === 1,
+  );
+}
+
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+
 async function get(
   params: Record<string, string>,
   init: { headers?: Record<string, string>; secret?: string } = {},
@@ -100,6 +118,49 @@ describe('GET /proxy', () => {
     const typed = await get({ tracking: '{{ x }}<b>' });
     expect(typed.body).toContain('value="&#123;&#123; x &#125;&#125;&lt;b&gt;"');
     expect(typed.body).not.toMatch(/\{\{|<b>/);
+  });
+
+  it('an order number and its customer’s email show the order’s parcels; the email is kept only hashed', async () => {
+    await fulfilUpsOrder();
+    const row = await app.database.prisma.fulfillment.findFirstOrThrow({
+      where: { shopId, orderName: '#1001' },
+    });
+    expect(row.customerEmailHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(row)).not.toContain('jane');
+    for (const [order, email] of [
+      ['1001', 'jane.doe@example.com'],
+      ['#1001', ' Jane.Doe@Example.COM '],
+    ] as const) {
+      const page = await get({ order, email });
+      expect(page.body).toContain('<h2>Order #1001</h2>');
+      expect(page.body).toContain('<h2>1Z999AA10123456784</h2>');
+      expect(page.body).not.toContain('example.com');
+    }
+  });
+
+  it('a wrong email gets exactly the answer of an unknown order, in the same time', async () => {
+    // (The order is there from the test above, or arrives now.)
+    if ((await app.database.prisma.fulfillment.count({ where: { shopId, orderName: '#1001' } })) === 0)
+      await fulfilUpsOrder();
+    const wrong = await get({ order: '1001', email: 'someone@example.com' });
+    const unknown = await get({ order: '9999', email: 'someone@example.com' });
+    expect(wrong.status).toBe(200);
+    expect(wrong.body.replace('value="1001"', 'value="9999"')).toBe(unknown.body);
+    expect(wrong.body).toContain('We could not find a shipment with these details.');
+    const timings = { wrong: [] as number[], unknown: [] as number[] };
+    for (let i = 0; i < 15; i++) {
+      for (const [kind, order] of [
+        ['wrong', '1001'],
+        ['unknown', '9999'],
+      ] as const) {
+        const started = performance.now();
+        await get({ order, email: 'someone@example.com' });
+        timings[kind].push(performance.now() - started);
+      }
+    }
+    const [a, b] = [median(timings.wrong), median(timings.unknown)];
+    console.log(`proxy lookup medians: wrong email ${a.toFixed(1)} ms, unknown order ${b.toFixed(1)} ms`);
+    expect(Math.abs(a - b)).toBeLessThan(Math.max(20, 0.5 * Math.min(a, b)));
   });
 
   it('an unknown number gets the same "not found" as any other miss', async () => {

@@ -18,6 +18,7 @@ describe('fulfillmentPayload on the store fixtures', () => {
       orderId: '6120000000001',
       orderName: '#1001',
       fulfillmentName: '#1001.1',
+      customerEmail: 'jane.doe@example.com',
       trackingUrls: { '1Z999AA10123456784': 'https://www.ups.com/track?tracknum=1Z999AA10123456784' },
       status: 'success',
       updatedAt: new Date('2026-11-18T15:21:43Z'),
