@@ -149,6 +149,8 @@ const appEnv = z
      * app's offline stand-ins (stand-in: tests and offline development only; it is not the admin).
      */
     ADMIN_UI_SCRIPTS: z.enum(['cdn', 'stand-in']).default('cdn'),
+    /** The shoppers' tracking page reads an order again when its newest stored status is older than this. */
+    TRACKING_PAGE_REFRESH_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   })
   .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
     message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
@@ -171,6 +173,8 @@ export interface AppConfig {
   /** Where GET /metrics is served: its own listener and/or the app's port behind a token; neither by default. */
   metrics: { port: number | null; host: string; token: string | null };
   adminUiScripts: AdminUiScripts;
+  /** The shoppers' tracking page (GET /proxy). */
+  trackingPage: { refreshAfterMs: number };
 }
 
 export type AdminUiScripts = 'cdn' | 'stand-in';
@@ -194,6 +198,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     trackingTimeoutMs: e.TRACKING_TIMEOUT_MS,
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     adminUiScripts: e.ADMIN_UI_SCRIPTS,
+    trackingPage: { refreshAfterMs: e.TRACKING_PAGE_REFRESH_MINUTES * 60_000 },
   };
 }
 

@@ -17,6 +17,20 @@ describe('loadAppConfig', () => {
     expect(config.shopify.apiSecret).toBe('super-secret-value');
   });
 
+  it('the page scripts and the tracking page: defaults, settings, and what is refused', () => {
+    expect(loadAppConfig(valid)).toMatchObject({
+      adminUiScripts: 'cdn',
+      trackingPage: { refreshAfterMs: 30 * 60_000 },
+    });
+    expect(
+      loadAppConfig({ ...valid, ADMIN_UI_SCRIPTS: 'stand-in', TRACKING_PAGE_REFRESH_MINUTES: '5' }),
+    ).toMatchObject({ adminUiScripts: 'stand-in', trackingPage: { refreshAfterMs: 300_000 } });
+    expect(() => loadAppConfig({ ...valid, ADMIN_UI_SCRIPTS: 'local' })).toThrow(/ADMIN_UI_SCRIPTS/);
+    expect(() => loadAppConfig({ ...valid, TRACKING_PAGE_REFRESH_MINUTES: '0' })).toThrow(
+      /TRACKING_PAGE_REFRESH_MINUTES/,
+    );
+  });
+
   it('leases, service timeout and metrics: defaults, settings, and what is refused', () => {
     expect(loadAppConfig(valid)).toMatchObject({
       lease: { leaseMs: 15_000, renewEveryMs: 5_000 },

@@ -113,6 +113,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
       metricsToken: config.metrics.token,
       adminUiScripts: config.adminUiScripts,
+      trackingPageRefreshMs: config.trackingPage.refreshAfterMs,
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');

@@ -13,6 +13,7 @@ import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
 import { metricsWithToken } from '../observability/metrics-route.js';
 import { pageDocument, pagePaths } from '../ui/page-document.js';
+import { createOrderRefresher } from '../proxy/refresh.js';
 import { proxyPath, proxyRoute } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   metricsToken?: string | null;
   /** App Bridge and Polaris from the platform's CDN (default), or the offline stand-ins (tests, dev). */
   adminUiScripts?: AdminUiScripts;
+  /** The shoppers' tracking page reads an order again when its data is older (default 30 min). */
+  trackingPageRefreshMs?: number;
 }
 
 /**
@@ -106,6 +109,13 @@ export function createApp(deps: AppDeps): express.Express {
       carriers: deps.carriers,
       logger: deps.logger,
       apiSecret: shopify.api.config.apiSecretKey,
+      refresher: createOrderRefresher({
+        prisma: deps.prisma,
+        shops: deps.shops,
+        client: deps.client,
+        logger: deps.logger,
+        staleAfterMs: deps.trackingPageRefreshMs ?? 30 * 60_000,
+      }),
     }),
   );
 

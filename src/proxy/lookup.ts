@@ -31,7 +31,7 @@ export async function findParcelByNumber(
   deps: { prisma: DatabaseClient; carriers: CarrierRepository },
   shopId: string,
   trackingNumber: string,
-): Promise<ShopperParcel | null> {
+): Promise<{ parcel: ShopperParcel; orderKeys: string[] } | null> {
   const number = trackingNumber.trim();
   if (number === '' || number.length > lookupNumberMaxLength) return null;
   const spellings = [...new Set([number, number.toUpperCase(), number.toLowerCase()])];
@@ -41,7 +41,10 @@ export async function findParcelByNumber(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
   if (!line) return null;
-  return parcelOf(line, await providerLabels(deps.carriers));
+  return {
+    parcel: parcelOf(line, await providerLabels(deps.carriers)),
+    orderKeys: line.tracker?.desired === 'active' ? [line.tracker.orderKey] : [],
+  };
 }
 
 async function providerLabels(carriers: CarrierRepository): Promise<Map<string, string>> {
@@ -79,7 +82,7 @@ export async function findOrderParcels(
   shopId: string,
   orderNumber: string,
   email: string,
-): Promise<{ orderName: string; parcels: ShopperParcel[] } | null> {
+): Promise<{ orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
   const number = orderNumber.trim().replace(/^#/, '').slice(0, 50);
   const hash = customerEmailHash(shopId, plausibleEmail(email) ?? '');
   const fulfilments = await deps.prisma.fulfillment.findMany({
@@ -94,8 +97,12 @@ export async function findOrderParcels(
     take: orderParcelsShown,
   });
   const labels = await providerLabels(deps.carriers);
+  const orderKeys = [
+    ...new Set(lines.flatMap((l) => (l.tracker?.desired === 'active' ? [l.tracker.orderKey] : []))),
+  ];
   return {
     orderName: fulfilments[0]!.orderName ?? `#${number}`,
     parcels: lines.map((l) => parcelOf(l, labels)),
+    orderKeys,
   };
 }

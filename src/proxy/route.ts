@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { findOrderParcels, findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
 import { proxyLocale, proxyLocales } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
+import type { OrderRefresher } from './refresh.js';
 import { verifyProxyRequest } from './signature.js';
 
 export const proxyPath = '/proxy';
@@ -16,6 +17,8 @@ export interface ProxyDeps {
   prisma: DatabaseClient;
   carriers: CarrierRepository;
   logger: Logger;
+  /** Reads an order again when its stored data is stale (one by-order-id call); none: stored data only. */
+  refresher?: OrderRefresher;
   /** The app's secret, which the platform signs proxy requests with. */
   apiSecret: string;
   now?: () => number;
@@ -40,10 +43,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
         .send('Not allowed.');
       return;
     }
-    const shop = await deps.prisma.shop.findUnique({
-      where: { domain: verified.shop },
-      select: { id: true, uninstalledAt: true },
-    });
+    const shop = await deps.prisma.shop.findUnique({ where: { domain: verified.shop } });
     if (!shop || shop.uninstalledAt) {
       res.status(404).type('text/plain').send('Not found.');
       return;
@@ -62,12 +62,21 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       result: { kind: 'none' },
     };
     const email = first('email');
+    // Stored data first; a stale order is read again (one call, shared, time-bounded), then shown.
+    const fresh = async <T extends { orderKeys: string[] }>(look: () => Promise<T | null>) => {
+      const found = await look();
+      if (!found || !deps.refresher || found.orderKeys.length === 0) return found;
+      await Promise.all(found.orderKeys.map((key) => deps.refresher!.refresh(shop, key)));
+      return look();
+    };
     if (page.order !== '' || email !== null) {
-      const found = await findOrderParcels(deps, shop.id, page.order, email ?? '');
-      page.result = found ? { kind: 'order', ...found } : { kind: 'not_found' };
+      const found = await fresh(() => findOrderParcels(deps, shop.id, page.order, email ?? ''));
+      page.result = found
+        ? { kind: 'order', orderName: found.orderName, parcels: found.parcels }
+        : { kind: 'not_found' };
     } else if (tracking !== '') {
-      const parcel = await findParcelByNumber(deps, shop.id, tracking);
-      page.result = parcel ? { kind: 'parcel', parcel } : { kind: 'not_found' };
+      const found = await fresh(() => findParcelByNumber(deps, shop.id, tracking));
+      page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'not_found' };
     }
     res
       .status(200)

@@ -43,6 +43,7 @@ export function testConfig(
     trackingTimeoutMs: 10_000,
     metrics: { port: null, host: '127.0.0.1', token: null },
     adminUiScripts: 'stand-in',
+    trackingPage: { refreshAfterMs: 30 * 60_000 },
     ...overrides,
   };
 }

@@ -1,0 +1,101 @@
+import type { DatabaseClient } from '../db/client.js';
+import type { Shop } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import { storeShipmentRead } from '../shipments/poll-statuses.js';
+import type { ShopRepository } from '../shops/shop-repository.js';
+import type { TrackingClient } from '../tracking/client.js';
+
+/**
+ * Fresh data for the shoppers' page, cheaply. When the newest stored status of an order's parcels is
+ * older than `staleAfterMs`, the order is read again with ONE `shipment/by-order-id` call (not one `get`
+ * per parcel) and what it says is stored the way the poller stores a read (storeShipmentRead: status,
+ * history, store updates without duplicates). Lookups of one order at the same moment share one call;
+ * after a call that failed the order is not asked again for `retryAfterMs`. The page waits at most
+ * `waitMs` for it and otherwise shows what is stored (the read still completes and is stored).
+ */
+
+export interface OrderRefresher {
+  /** Refreshes the shop's order (by its order key, the order id sent to the service) when stale. */
+  refresh(shop: Shop, orderKey: string): Promise<void>;
+}
+
+export interface OrderRefresherDeps {
+  prisma: DatabaseClient;
+  shops: ShopRepository;
+  client: TrackingClient;
+  logger: Logger;
+  staleAfterMs: number;
+  waitMs?: number;
+  retryAfterMs?: number;
+  now?: () => number;
+}
+
+export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
+  const now = deps.now ?? Date.now;
+  const inFlight = new Map<string, Promise<void>>();
+  const failedUntil = new Map<string, number>();
+
+  async function read(shop: Shop, orderKey: string): Promise<void> {
+    const trackers = await deps.prisma.tracker.findMany({
+      where: { shopId: shop.id, orderKey, desired: 'active', remote: 'present' },
+      include: { lines: { where: { active: true }, select: { fulfillmentId: true } } },
+    });
+    if (trackers.length === 0) return;
+    const newest = Math.max(...trackers.map((t) => t.statusCheckedAt?.getTime() ?? 0));
+    if (now() - newest < deps.staleAfterMs) return;
+    let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
+    try {
+      credentials = await deps.shops.credentials(shop);
+    } catch {
+      return;
+    }
+    if (!credentials) return;
+    const result = await deps.client.getShipmentsByOrderId(credentials, orderKey);
+    if (!result.ok) {
+      failedUntil.set(`${shop.id}:${orderKey}`, now() + (deps.retryAfterMs ?? 60_000));
+      deps.logger.info(
+        { shop: shop.domain, reason: result.error.reason },
+        'tracking page: order read failed',
+      );
+      return;
+    }
+    const at = new Date(now());
+    for (const shipment of result.value) {
+      const tracker = trackers.find(
+        (t) =>
+          t.trackingNumber === shipment.trackingNumber &&
+          (shipment.trackingProvider === null || t.provider === shipment.trackingProvider),
+      );
+      if (!tracker) continue;
+      await storeShipmentRead(deps, { ...tracker, shop }, shipment, at, { guard: { pollLeaseOwner: null } });
+    }
+  }
+
+  return {
+    async refresh(shop, orderKey) {
+      const key = `${shop.id}:${orderKey}`;
+      if ((failedUntil.get(key) ?? 0) > now()) return;
+      let running = inFlight.get(key);
+      if (!running) {
+        running = read(shop, orderKey)
+          .catch((error: unknown) => {
+            deps.logger.warn(
+              { shop: shop.domain, err: error instanceof Error ? error.message : String(error) },
+              'tracking page: order refresh failed',
+            );
+          })
+          .finally(() => inFlight.delete(key));
+        inFlight.set(key, running);
+      }
+      const waitMs = deps.waitMs ?? 2_000;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        running,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, waitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
