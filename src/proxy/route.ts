@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { findOrderParcels, findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
 import { proxyLocale, proxyLocales } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
+import { createLookupLimiter, defaultLookupLimits, type LookupLimits } from './rate-limit.js';
 import type { OrderRefresher } from './refresh.js';
 import { verifyProxyRequest } from './signature.js';
 
@@ -19,6 +20,8 @@ export interface ProxyDeps {
   logger: Logger;
   /** Reads an order again when its stored data is stale (one by-order-id call); none: stored data only. */
   refresher?: OrderRefresher;
+  /** Lookups per client address and per shop (default: defaultLookupLimits). */
+  limits?: LookupLimits;
   /** The app's secret, which the platform signs proxy requests with. */
   apiSecret: string;
   now?: () => number;
@@ -30,6 +33,7 @@ export interface ProxyDeps {
  * uninstalled it, gets 404. Nothing is written.
  */
 export function proxyRoute(deps: ProxyDeps): RequestHandler {
+  const limiter = createLookupLimiter(deps.limits ?? defaultLookupLimits, deps.now);
   return async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -62,6 +66,16 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       result: { kind: 'none' },
     };
     const email = first('email');
+    const looksUp = page.order !== '' || email !== null || tracking !== '';
+    if (looksUp) {
+      // The client's address as the platform forwards it (trust proxy is on: req.ip reads X-Forwarded-For).
+      const decision = limiter.take(verified.shop, req.ip ?? 'unknown');
+      if (!decision.ok) {
+        res.setHeader('Retry-After', String(decision.retryAfterS));
+        res.status(429).type('text/plain').send('Too many lookups. Please try again in a moment.');
+        return;
+      }
+    }
     // Stored data first; a stale order is read again (one call, shared, time-bounded), then shown.
     const fresh = async <T extends { orderKeys: string[] }>(look: () => Promise<T | null>) => {
       const found = await look();

@@ -22,3 +22,10 @@ export function signedProxyQuery(
   query.append('signature', signature);
   return query.toString();
 }
+
+let clients = 0;
+/** A new client address each time (the rate limit counts lookups per address). */
+export function clientAddress(): string {
+  clients += 1;
+  return `198.51.${Math.floor(clients / 250) % 250}.${(clients % 250) + 1}`;
+}

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
-import { signedProxyQuery } from '../helpers/proxy.js';
+import { clientAddress, signedProxyQuery } from '../helpers/proxy.js';
 import { addShop, type ScenarioShop } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
 
@@ -30,6 +30,7 @@ afterAll(async () => {
 const lookup = () =>
   fetch(
     `${app.url}/proxy?${signedProxyQuery({ shop: shop.domain, order: '1002', email: 'm.keller@example.de' }, TEST_SECRET)}`,
+    { headers: { 'x-forwarded-for': clientAddress() } },
   );
 
 /** The order's data as if read long ago. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../helpers/app.js';
 import { createTracker } from '../helpers/factories.js';
-import { signedProxyQuery } from '../helpers/proxy.js';
+import { clientAddress, signedProxyQuery } from '../helpers/proxy.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
 
 /**
@@ -80,7 +80,9 @@ async function get(
   init: { headers?: Record<string, string>; secret?: string } = {},
 ) {
   const query = signedProxyQuery({ shop, path_prefix: '/apps/track', ...params }, init.secret ?? TEST_SECRET);
-  const res = await fetch(`${app.url}/proxy?${query}`, { headers: init.headers });
+  const res = await fetch(`${app.url}/proxy?${query}`, {
+    headers: { 'x-forwarded-for': clientAddress(), ...init.headers },
+  });
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text(), res };
 }
 
@@ -202,5 +204,22 @@ describe('GET /proxy', () => {
     const uninstalled = signedProxyQuery({ shop: gone.domain, tracking: 'X' }, TEST_SECRET);
     expect((await fetch(`${app.url}/proxy?${uninstalled}`)).status).toBe(404);
     expect(await app.database.prisma.shop.count()).toBe(before + 1);
+  });
+
+  it('limits lookups per client address: the 11th at once gets 429 with Retry-After; another client is served', async () => {
+    const address = '203.0.113.77';
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 11; i++) {
+      const page = await get({ tracking: `LIMIT${i}` }, { headers: { 'x-forwarded-for': address } });
+      statuses.push(page.status);
+      if (page.status === 429) retryAfter = page.res.headers.get('retry-after');
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect((await get({ tracking: 'LIMIT-OTHER' })).status).toBe(200);
+    // Showing the form is not a lookup.
+    expect((await get({}, { headers: { 'x-forwarded-for': address } })).status).toBe(200);
   });
 });
