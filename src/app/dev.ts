@@ -86,6 +86,8 @@ async function main(): Promise<void> {
       reconciler: { firstPollMs: pollPolicy.firstPollMs },
       // The page's launch token outside the admin lives for hours; only here.
       sessionTokenMaxLifetimeS: devTokenHours * 3600,
+      // The store's app proxy, played locally: the shoppers' page at /apps/track.
+      devAppProxyShop: devShopDomain,
     });
     await installDevShop(runtime.db.prisma, parseKeyring(config.encryptionKey), devShopDomain);
 
@@ -143,6 +145,9 @@ async function main(): Promise<void> {
       '',
       'Send a signed sample fulfilment and see its tracker:',
       `  npm run dev:send -- fulfillments-create.ups${sendFlags}`,
+      '',
+      "The shoppers' tracking page (the store's app proxy played locally; after dev:send, try 1Z999AA10123456784):",
+      `  ${runtime.url}/apps/track?format=html`,
       '',
       `The operator CLI on this setup (it reads ${envFile}):`,
       `  npm run cli -- trackers:list --shop ${devShopDomain}`,

@@ -50,6 +50,8 @@ export interface RuntimeOptions {
   clientTimeoutMs?: number;
   /** Longest session token accepted; only `npm run dev` raises it (see dev-tools.ts). */
   sessionTokenMaxLifetimeS?: number;
+  /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop. */
+  devAppProxyShop?: string;
 }
 
 /** Builds the whole app from config: database, repositories, client, and the web server and/or worker. */
@@ -111,6 +113,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),
       sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
+      ...(options.devAppProxyShop ? { devAppProxyShop: options.devAppProxyShop } : {}),
       metricsToken: config.metrics.token,
       adminUiScripts: config.adminUiScripts,
       trackingPageRefreshMs: config.trackingPage.refreshAfterMs,

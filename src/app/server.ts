@@ -14,7 +14,8 @@ import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.j
 import { metricsWithToken } from '../observability/metrics-route.js';
 import { pageDocument, pagePaths } from '../ui/page-document.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
-import { proxyPath, proxyRoute } from '../proxy/route.js';
+import { devAppProxy } from '../proxy/dev-proxy.js';
+import { proxyPath, proxyRoute, storeProxyPath } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -36,6 +37,8 @@ export interface AppDeps {
   adminUiScripts?: AdminUiScripts;
   /** The shoppers' tracking page reads an order again when its data is older (default 30 min). */
   trackingPageRefreshMs?: number;
+  /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop (src/proxy/dev-proxy.ts). */
+  devAppProxyShop?: string;
 }
 
 /**
@@ -101,7 +104,13 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.get(shopify.config.exitIframePath, exitIframe(shopify));
 
-  // The shopper's tracking page, through the store's app proxy (signed by the platform, not a session).
+  if (deps.devAppProxyShop)
+    app.get(
+      storeProxyPath,
+      devAppProxy({ secret: shopify.api.config.apiSecretKey, shop: deps.devAppProxyShop }),
+    );
+
+  // The shoppers' tracking page, through the store's app proxy (signed by the platform, not a session).
   app.get(
     proxyPath,
     proxyRoute({

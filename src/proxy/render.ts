@@ -57,6 +57,8 @@ export interface ProxyPage {
   order: string;
   /** Whole document (direct links) instead of a Liquid fragment. */
   html: boolean;
+  /** A locale the request named (kept by the forms, so the answer is in the same language). */
+  localeParam: string | null;
   /** The lookup's answer: a parcel, not found, or no lookup yet. */
   result:
     | { kind: 'parcel'; parcel: ShopperParcel }
@@ -67,7 +69,9 @@ export interface ProxyPage {
 
 function form(page: ProxyPage): string {
   const m = page.messages;
-  const html = page.html ? '<input type="hidden" name="format" value="html">' : '';
+  const html =
+    (page.html ? '<input type="hidden" name="format" value="html">' : '') +
+    (page.localeParam ? `<input type="hidden" name="locale" value="${text(page.localeParam)}">` : '');
   return `<form class="tracksync-form" method="get" action="${text(page.action)}" role="search">
   <p>${text(m.intro)}</p>
   <label for="tracksync-order">${text(m.orderLabel)}</label>

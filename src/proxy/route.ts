@@ -63,6 +63,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       tracking,
       order: (first('order') ?? '').trim().slice(0, 50),
       html: first('format') === 'html',
+      localeParam: first('locale') ? locale : null,
       result: { kind: 'none' },
     };
     const email = first('email');
@@ -92,6 +93,12 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       const found = await fresh(() => findParcelByNumber(deps, shop.id, tracking));
       page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'not_found' };
     }
+    // The whole document loads nothing and runs nothing: its own styles, a form back to the store.
+    if (page.html)
+      res.setHeader(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      );
     res
       .status(200)
       .type(page.html ? 'text/html; charset=utf-8' : 'application/liquid; charset=utf-8')

@@ -69,3 +69,18 @@ export function verifyProxyRequest(
   const customer = params.get('logged_in_customer_id')?.[0]?.trim() ?? '';
   return { ok: true, shop, loggedInCustomerId: customer === '' ? null : customer, params };
 }
+
+/** A query signed as the platform signs proxy requests (the dev tool's links; the platform signs real ones). */
+export function signProxyQuery(
+  secret: string,
+  params: Record<string, string>,
+  timestampS: number = Math.floor(Date.now() / 1000),
+): string {
+  const all = new Map<string, string[]>(
+    Object.entries({ ...params, timestamp: String(timestampS) }).map(([k, v]) => [k, [v]]),
+  );
+  const query = new URLSearchParams();
+  for (const [key, [value]] of all) query.set(key, value!);
+  query.set('signature', signProxyString(secret, proxySignedString(all)));
+  return query.toString();
+}
