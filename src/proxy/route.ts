@@ -76,6 +76,12 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
         res.status(429).type('text/plain').send('Too many lookups. Please try again in a moment.');
         return;
       }
+      // Counted for the merchant's Overview (a lookup answered, found or not).
+      await deps.prisma.shop.update({
+        where: { id: shop.id },
+        data: { trackingPageLookups: { increment: 1 } },
+        select: { id: true },
+      });
     }
     // Stored data first; a stale order is read again (one call, shared, time-bounded), then shown.
     const fresh = async <T extends { orderKeys: string[] }>(look: () => Promise<T | null>) => {

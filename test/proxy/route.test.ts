@@ -206,6 +206,19 @@ describe('GET /proxy', () => {
     expect(await app.database.prisma.shop.count()).toBe(before + 1);
   });
 
+  it('counts the lookups it answers for the Overview (not a form shown, not a refused request)', async () => {
+    const count = async () =>
+      (await app.database.prisma.shop.findUniqueOrThrow({ where: { id: shopId } })).trackingPageLookups;
+    const before = await count();
+    await get({});
+    await get({}, { secret: 'wrong' });
+    expect(await count()).toBe(before);
+    await get({ tracking: '1ZPROXY0000000001' });
+    await get({ tracking: 'NOPE' });
+    await get({ order: '5', email: 'a@b.example' });
+    expect(await count()).toBe(before + 3);
+  });
+
   it('limits lookups per client address: the 11th at once gets 429 with Retry-After; another client is served', async () => {
     const address = '203.0.113.77';
     const statuses: number[] = [];

@@ -1,6 +1,7 @@
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
+import { storeProxyPath } from '../../proxy/route.js';
 import type { HealthKey } from '../vocabulary.js';
 import { listAttention } from './attention.js';
 import { currentShop } from './current-shop.js';
@@ -30,6 +31,8 @@ export interface HealthItem {
 export interface Overview extends ShopOverview {
   setup: { done: boolean; steps: SetupStep[] };
   health: HealthItem[];
+  /** The shoppers' tracking page in the store, and how many lookups it answered. */
+  trackingPage: { url: string; lookups: number };
 }
 
 type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
@@ -110,5 +113,10 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
       params: { section: 'backfill' },
     },
   ];
-  return { ...shop, setup: { done: steps.every((s) => s.done), steps }, health };
+  return {
+    ...shop,
+    setup: { done: steps.every((s) => s.done), steps },
+    health,
+    trackingPage: { url: `https://${current.domain}${storeProxyPath}`, lookups: current.trackingPageLookups },
+  };
 }

@@ -41,6 +41,7 @@ describe('GET /overview', () => {
     ]);
     expect(overview.health.every((h) => h.count === 0 && h.tone === 'success')).toBe(true);
     expect(overview.connection).toMatchObject({ hasApiKey: false, paused: { reason: 'not_connected' } });
+    expect(overview.trackingPage).toEqual({ url: `https://${domain}/apps/track`, lookups: 0 });
   });
 
   it('counts each problem by the list it links to', async () => {

@@ -50,6 +50,7 @@ export const overviewPage: PageModule = (context) => {
     void loadAnalytics();
   });
   const analyticsSection = h('s-section', { heading: 'Deliveries' }, period, analyticsBody);
+  const trackingPageSection = h('s-section', { heading: 'Tracking page for your customers' });
 
   /* ---------------------------------------------------------------- setup and health */
 
@@ -58,6 +59,21 @@ export const overviewPage: PageModule = (context) => {
       const overview = await api<Overview>('GET', '/overview');
       replace(setupArea, overview.setup.done ? null : setupGuide(overview));
       replace(healthSection, ...healthContent(overview));
+      replace(
+        trackingPageSection,
+        h(
+          's-paragraph',
+          null,
+          'Your customers look up their parcels at ',
+          h('s-link', { href: overview.trackingPage.url, target: '_blank' }, overview.trackingPage.url),
+          '. Add the “Track your order” block to your theme to link it.',
+        ),
+        h(
+          's-text',
+          { color: 'subdued', data: { testid: 'tracking-page-lookups' } },
+          `${plural(overview.trackingPage.lookups, 'lookup')} answered so far.`,
+        ),
+      );
     } catch (error) {
       replace(healthSection, loadFailure('The overview could not be loaded', error));
     }
@@ -311,7 +327,7 @@ export const overviewPage: PageModule = (context) => {
   const element = h('s-page', { heading: 'Overview' }, loading);
   const analyticsLoaded = loadAnalytics();
   const ready = loadOverview().then(async () => {
-    loading.replaceWith(setupArea, healthSection, analyticsSection);
+    loading.replaceWith(setupArea, healthSection, trackingPageSection, analyticsSection);
     await analyticsLoaded;
   });
   return { element, ready };

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Shop" ADD COLUMN     "trackingPageLookups" INTEGER NOT NULL DEFAULT 0;
