@@ -11,8 +11,10 @@ import {
   readVitals,
   screenshotBothWidths,
   type TestPage,
+  setSessionToken,
   toasts,
 } from '../../helpers/browser.js';
+import { createDelivery, createTracker } from '../../helpers/factories.js';
 import {
   type FakeAdminGraphql,
   startFakeAdminGraphql,
@@ -141,6 +143,58 @@ describe('problems', () => {
     const vitals = await readVitals(page);
     expect(vitals.interactions).toBeGreaterThan(0);
     expectVitals('activity', vitals, (ok, why) => expect(ok, why).toBe(true));
+  });
+
+  it('store updates not applied and Retry all; the switched-off note beside refused writes; Retry disabled while the session is expired', async () => {
+    const shop = await addShop(app, 'activity-deliveries');
+    await app.database.prisma.shop.update({ where: { id: shop.id }, data: { postFulfillmentEvents: false } });
+    const tracker = await createTracker(app.database.prisma, shop.id, {
+      syncState: 'failed',
+      lastErrorReason: 'destination_required',
+    });
+    await app.database.prisma.storeFulfillmentEvent.create({
+      data: {
+        shopId: shop.id,
+        trackerId: tracker.id,
+        fulfillmentId: 'f-1',
+        status: 'IN_TRANSIT',
+        happenedAt: new Date(),
+        state: 'failed',
+        error: 'Refused',
+      },
+    });
+    await createDelivery(app.database.prisma, { id: 1 }, { shopDomain: shop.domain, state: 'failed' });
+
+    const { page } = await activityFor(shop.domain);
+    const failures = page.locator('s-section[heading="Failures (2)"]');
+    expect(await failures.locator('s-table-row[data-delivery]').innerText()).toContain('A new fulfilment');
+    expect(await failures.locator(`s-table-row[data-tracker="${tracker.id}"]`).count()).toBe(1);
+    await page.getByTestId('writes-switched-off').waitFor();
+    expect(
+      await page
+        .locator('s-section[heading="Tracking updates refused by your store (1)"] s-table-body s-table-row')
+        .count(),
+    ).toBe(1);
+
+    // The session expires: one banner, and no Retry can be pressed.
+    await setSessionToken(page, 'expired-token');
+    await failures.getByRole('button', { name: 'Retry all' }).click();
+    await page.getByTestId('session-expired').waitFor();
+    const actions = await page.locator('s-button[data-needs-session]').all();
+    expect(actions.length).toBeGreaterThanOrEqual(3);
+    for (const button of actions) expect(await button.getAttribute('disabled')).not.toBeNull();
+    expect((await toasts(page)).filter((t) => t.isError)).toEqual([]);
+
+    // Back: Retry all sends both round again.
+    await setSessionToken(page, null);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('session-expired').waitFor({ state: 'detached' });
+    await page.locator('body[data-ready="true"]').waitFor();
+    await page
+      .locator('s-section[heading="Failures (2)"]')
+      .getByRole('button', { name: 'Retry all' })
+      .click();
+    await expect.poll(async () => (await toasts(page)).at(-1)?.message).toBe('Retrying 2 failed items');
   });
 
   it('all clear: says so in each section', async () => {

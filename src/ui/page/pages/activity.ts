@@ -210,17 +210,18 @@ export const activityPage: PageModule = (context) => {
       writes.failed === 0
         ? 'Tracking updates refused by your store'
         : `Tracking updates refused by your store (${formatCount(writes.failed)})`;
-    if (!answer.postFulfillmentEvents && writes.failed === 0) {
-      replace(
-        writesSection,
-        h(
+    // Said whether or not some were refused before it was switched off.
+    const switchedOff = answer.postFulfillmentEvents
+      ? null
+      : h(
           's-paragraph',
-          null,
+          { data: { testid: 'writes-switched-off' } },
           'Writing tracking updates to your orders is switched off. ',
           h('s-link', { href: pageHref('settings') }, 'Change it in Settings'),
           '.',
-        ),
-      );
+        );
+    if (switchedOff && writes.failed === 0) {
+      replace(writesSection, switchedOff);
       return;
     }
     if (writes.failed === 0) {
@@ -232,6 +233,7 @@ export const activityPage: PageModule = (context) => {
     }
     replace(
       writesSection,
+      switchedOff,
       h(
         's-paragraph',
         null,
