@@ -353,7 +353,7 @@ export function healthWords(item: { key: HealthKey; count: number }): {
 export function pauseWords(reason: string, message: string | null): string {
   switch (reason) {
     case 'not_connected':
-      return 'Not connected: enter your tracking service app name and API key.';
+      return 'Enter your tracking service app name and API key to start syncing.';
     case 'unauthorized':
       return 'Paused: the tracking service refused the API key. Check it in Settings.';
     case 'balance_exhausted':

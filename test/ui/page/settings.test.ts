@@ -238,7 +238,10 @@ describe('carrier mapping', () => {
     );
     expect(await rows.nth(1).innerText()).toMatch(/Matched automatically: UPS/);
 
-    await page.getByRole('button', { name: 'Choose the carrier for Speedy Parcels Ltd' }).click();
+    const choose = page.getByRole('button', { name: 'Choose the carrier for Speedy Parcels Ltd' });
+    await choose.click();
+    // The picker takes the button's place while it is open.
+    expect(await choose.isHidden()).toBe(true);
     const search = page.getByLabel("Search the tracking service's carriers for Speedy Parcels Ltd");
     await search.fill('UPS');
     const select = page.getByLabel('Carrier for Speedy Parcels Ltd', { exact: true });

@@ -286,7 +286,7 @@ export const settingsPage: PageModule = (context) => {
         variant: carrier.mappedTo === null ? 'primary' : 'secondary',
         accessibilityLabel: `Choose the carrier for ${carrier.name}`,
         data: { needsSession: '' },
-        on: { click: () => openEditor(carrier, editor) },
+        on: { click: () => openEditor(carrier, editor, choose) },
       },
       carrier.mappedTo === null ? 'Choose carrier' : 'Change',
     );
@@ -300,7 +300,9 @@ export const settingsPage: PageModule = (context) => {
     );
   }
 
-  function openEditor(carrier: SeenCarrier, editor: HTMLElement): void {
+  function openEditor(carrier: SeenCarrier, editor: HTMLElement, opener: HTMLElement): void {
+    // The picker replaces its button until it is closed.
+    opener.hidden = true;
     const search = h('s-search-field', {
       label: `Search the tracking service's carriers for ${carrier.name}`,
       labelAccessibilityVisibility: 'exclusive',
@@ -308,7 +310,19 @@ export const settingsPage: PageModule = (context) => {
     });
     const select = h('s-select', { label: `Carrier for ${carrier.name}` });
     const save = h('s-button', { variant: 'primary', type: 'submit' }, 'Save carrier');
-    const cancel = h('s-button', { variant: 'tertiary', on: { click: () => replace(editor) } }, 'Cancel');
+    const cancel = h(
+      's-button',
+      {
+        variant: 'tertiary',
+        on: {
+          click: () => {
+            replace(editor);
+            opener.hidden = false;
+          },
+        },
+      },
+      'Cancel',
+    );
     const fill = (found: ShippingProvider[]) =>
       replace(
         select,
