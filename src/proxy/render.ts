@@ -1,3 +1,4 @@
+import { safeTrackingUrl } from '../webhooks/payloads.js';
 import type { ShopperParcel } from './lookup.js';
 import type { ProxyMessages } from './messages.js';
 
@@ -18,17 +19,6 @@ export function text(value: string): string {
         c
       ] ?? c,
   );
-}
-
-/** Only http(s) links are ever written into the page. */
-function safeUrl(value: string | null): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
 }
 
 function dateTime(value: string | null, locale: string): string | null {
@@ -92,7 +82,8 @@ function form(page: ProxyPage): string {
 
 function parcelSection(parcel: ShopperParcel, page: ProxyPage): string {
   const m = page.messages;
-  const link = safeUrl(parcel.trackingUrl);
+  // Only http(s) links are ever written into the page (the same rule as when the link was stored).
+  const link = safeTrackingUrl(parcel.trackingUrl);
   const estimate = day(parcel.estimatedDelivery, page.locale);
   const events =
     parcel.events.length === 0

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AdminUiScripts } from '../config.js';
-import { APP_BRIDGE_URL, POLARIS_URL } from './auth/embedded-page.js';
+import { APP_BRIDGE_URL, escapeHtml, POLARIS_URL } from './auth/embedded-page.js';
 
 /** The page's routes: each answers the same document, which shows the page its path names. */
 export const pagePaths = ['/', '/shipments', '/settings', '/activity'] as const;
@@ -11,13 +11,6 @@ export const standInUrls = {
   appBridge: '/assets/stand-in/app-bridge.js',
   polaris: '/assets/stand-in/polaris.js',
 };
-
-function escapeAttribute(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-}
 
 /**
  * index.html with the app's client id in the `shopify-api-key` meta tag and App Bridge's script first in
@@ -36,6 +29,6 @@ export function pageDocument(options: {
     POLARIS_SRC: local ? standInUrls.polaris : POLARIS_URL,
   };
   return template.replace(/%([A-Z_]+)%/g, (whole, name: string) =>
-    name in values ? escapeAttribute(values[name]!) : whole,
+    name in values ? escapeHtml(values[name]!) : whole,
   );
 }

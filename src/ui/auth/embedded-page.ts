@@ -149,7 +149,8 @@ function isRefusedSessionToken(error: unknown): boolean {
   return response?.code === 400 && response.body?.error === 'invalid_subject_token';
 }
 
-function escapeHtml(text: string): string {
+/** Text safe inside HTML and its attributes. */
+export function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,

@@ -40,8 +40,3 @@ export function formatRate(value: number | null): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
-
-/** Today as YYYY-MM-DD in UTC (the date filters' calendar). */
-export function isoDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}

@@ -14,10 +14,6 @@ let onRestored: (() => void) | null = null;
 const controls =
   'input, select, textarea, button, s-text-field, s-password-field, s-search-field, s-select, s-checkbox, s-choice-list, s-date-field, s-number-field, s-button';
 
-export function isSessionExpired(): boolean {
-  return expired;
-}
-
 /**
  * Where the banner goes, how to check the session again ("Try again"), and what to do once it is back
  * (draw the page again: its sections did not load while it was gone).

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, waitFor } from '../../helpers/app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite } from '../../helpers/browser-suite.js';
+import { waitFor } from '../../helpers/app.js';
 import {
   installShop,
-  launchBrowser,
-  newTestPage,
   openPage,
   expectVitals,
   readVitals,
@@ -29,44 +27,28 @@ import { addShop, numbersOf, variant } from '../../helpers/scenario.js';
  * and importing past fulfilments to the end.
  */
 
-let app: TestApp;
-let browser: Browser;
+const suite = browserSuite();
 let fake: FakeAdminGraphql;
-let current: TestPage | null = null;
 
 beforeAll(async () => {
-  [app, browser, fake] = await Promise.all([
-    startTestApp({ connect: false }),
-    launchBrowser(),
-    startFakeAdminGraphql(2),
-  ]);
-});
-afterEach(async () => {
-  const page = current;
-  current = null;
-  if (!page) return;
-  expect(page.blocked).toEqual([]);
-  expect(page.errors).toEqual([]);
-  await page.close();
+  fake = await startFakeAdminGraphql(2);
 });
 afterAll(async () => {
-  await browser?.close();
   await fake?.close();
-  await app?.close();
 });
 
 const dayMs = 86_400_000;
 
 async function activityFor(domain: string): Promise<TestPage> {
-  await installShop(app, domain);
-  current = await newTestPage(browser);
-  await openPage(current.page, app.url, domain, '/activity');
+  await installShop(suite.app, domain);
+  const current = await suite.page();
+  await openPage(current.page, suite.app.url, domain, '/activity');
   return current;
 }
 
 describe('problems', () => {
   it('a failed tracker says what happened and what to do, once; Retry sends it round again', async () => {
-    const shop = await addShop(app, 'activity-failed');
+    const shop = await addShop(suite.app, 'activity-failed');
     await shop.send(
       'fulfillments/create',
       variant('fulfillments-create.postnl-needs-postcode', { destination: null }),
@@ -76,7 +58,7 @@ describe('problems', () => {
     expect(before).toMatchObject({ syncState: 'failed', lastErrorReason: 'destination_required' });
     // Refused store writes, and shipments without a scan for long (more than one page of them).
     for (let i = 0; i < 3; i++) {
-      await app.database.prisma.storeFulfillmentEvent.create({
+      await suite.app.database.prisma.storeFulfillmentEvent.create({
         data: {
           shopId: shop.id,
           trackerId: before!.id,
@@ -102,8 +84,8 @@ describe('problems', () => {
       lastEventAt: new Date(Date.now() - (20 + i) * dayMs),
       createdAt: new Date(Date.now() - 200 * dayMs),
     }));
-    await app.database.prisma.tracker.createMany({ data: trackers });
-    await app.database.prisma.trackingLine.createMany({
+    await suite.app.database.prisma.tracker.createMany({ data: trackers });
+    await suite.app.database.prisma.trackingLine.createMany({
       data: trackers.map((t, i) => ({
         shopId: shop.id,
         fulfillmentId: `late-${i}`,
@@ -146,13 +128,16 @@ describe('problems', () => {
   });
 
   it('store updates not applied and Retry all; the switched-off note beside refused writes; Retry disabled while the session is expired', async () => {
-    const shop = await addShop(app, 'activity-deliveries');
-    await app.database.prisma.shop.update({ where: { id: shop.id }, data: { postFulfillmentEvents: false } });
-    const tracker = await createTracker(app.database.prisma, shop.id, {
+    const shop = await addShop(suite.app, 'activity-deliveries');
+    await suite.app.database.prisma.shop.update({
+      where: { id: shop.id },
+      data: { postFulfillmentEvents: false },
+    });
+    const tracker = await createTracker(suite.app.database.prisma, shop.id, {
       syncState: 'failed',
       lastErrorReason: 'destination_required',
     });
-    await app.database.prisma.storeFulfillmentEvent.create({
+    await suite.app.database.prisma.storeFulfillmentEvent.create({
       data: {
         shopId: shop.id,
         trackerId: tracker.id,
@@ -163,7 +148,7 @@ describe('problems', () => {
         error: 'Refused',
       },
     });
-    await createDelivery(app.database.prisma, { id: 1 }, { shopDomain: shop.domain, state: 'failed' });
+    await createDelivery(suite.app.database.prisma, { id: 1 }, { shopDomain: shop.domain, state: 'failed' });
 
     const { page } = await activityFor(shop.domain);
     const failures = page.locator('s-section[heading="Failures (2)"]');
@@ -198,7 +183,7 @@ describe('problems', () => {
   });
 
   it('all clear: says so in each section', async () => {
-    const shop = await addShop(app, 'activity-clear');
+    const shop = await addShop(suite.app, 'activity-clear');
     const { page } = await activityFor(shop.domain);
     await page.getByText('Nothing failed: every tracker and store update went through.').waitFor();
     await page.getByText('Every tracking update so far was written to your store.').waitFor();
@@ -210,7 +195,7 @@ describe('problems', () => {
 
 describe('import past fulfilments', () => {
   it('refuses a bad number of days, then imports with progress until done', async () => {
-    const shop = await addShop(app, 'activity-backfill');
+    const shop = await addShop(suite.app, 'activity-backfill');
     const numbers = [1, 2, 3, 4, 5].map((i) => upsNumber(900 + i));
     fake.setOrders(shop.domain, [
       upsOrder(901, [[numbers[0]!]]),

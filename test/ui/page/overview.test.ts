@@ -1,18 +1,14 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../../helpers/browser-suite.js';
 import type { Analytics } from '../../../src/ui/api/analytics.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   installShop,
-  launchBrowser,
-  newTestPage,
   openPage,
   expectVitals,
   readVitals,
   screenshotBothWidths,
   sessionTokenFor,
   setSessionToken,
-  type TestPage,
   waitForPageReady,
 } from '../../helpers/browser.js';
 import { createTracker } from '../../helpers/factories.js';
@@ -23,38 +19,20 @@ import { addShop } from '../../helpers/scenario.js';
  * a running one, their numbers held against seeded data; one banner when the session expires.
  */
 
-let app: TestApp;
-let browser: Browser;
-let current: TestPage | null = null;
-
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ connect: false }), launchBrowser()]);
-});
-afterEach(async () => {
-  const page = current;
-  current = null;
-  if (!page) return;
-  expect(page.blocked).toEqual([]);
-  expect(page.errors).toEqual([]);
-  await page.close();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const suite = browserSuite();
 
 const dayMs = 86_400_000;
 
 /** UPS: delivered in 2 and 4 days (one on time, one late); DHL: one exception and one in transit. */
 async function runningShop() {
-  const shop = await addShop(app, 'overview');
-  await installShop(app, shop.domain);
+  const shop = await addShop(suite.app, 'overview');
+  await installShop(suite.app, shop.domain);
   const now = Date.now();
   const ago = (days: number) => new Date(now - days * dayMs);
   const events = (...list: Array<[Date, string]>) =>
     JSON.stringify(list.map(([at, status]) => ({ at: at.toISOString(), status, message: status })));
   const base = { desired: 'active', remote: 'present', syncState: 'synced' } as const;
-  await createTracker(app.database.prisma, shop.id, {
+  await createTracker(suite.app.database.prisma, shop.id, {
     ...base,
     trackingNumber: '1ZOVERVIEW1',
     provider: 'ups',
@@ -63,7 +41,7 @@ async function runningShop() {
     events: events([ago(5), 'in_transit'], [ago(3), 'delivered']),
     estimatedDelivery: ago(3).toISOString().slice(0, 10),
   });
-  await createTracker(app.database.prisma, shop.id, {
+  await createTracker(suite.app.database.prisma, shop.id, {
     ...base,
     trackingNumber: '1ZOVERVIEW2',
     provider: 'ups',
@@ -72,7 +50,7 @@ async function runningShop() {
     events: events([ago(5), 'in_transit'], [ago(1), 'delivered']),
     estimatedDelivery: ago(2).toISOString().slice(0, 10),
   });
-  await createTracker(app.database.prisma, shop.id, {
+  await createTracker(suite.app.database.prisma, shop.id, {
     ...base,
     trackingNumber: 'DHLOVERVIEW1',
     provider: 'dhl',
@@ -80,7 +58,7 @@ async function runningShop() {
     status: 'exception',
     events: events([ago(3), 'exception']),
   });
-  await createTracker(app.database.prisma, shop.id, {
+  await createTracker(suite.app.database.prisma, shop.id, {
     ...base,
     trackingNumber: 'DHLOVERVIEW2',
     provider: 'dhl',
@@ -93,10 +71,10 @@ async function runningShop() {
 describe('a new store', () => {
   it('shows the setup guide with what to do first', async () => {
     const domain = 'overview-new.myshopify.com';
-    await installShop(app, domain);
-    current = await newTestPage(browser);
+    await installShop(suite.app, domain);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, domain, '/');
+    await openPage(page, suite.app.url, domain, '/');
     const guide = page.locator('s-section[heading="Set up Tracksync"]');
     await guide.waitFor();
     expect(await guide.innerText()).toContain('1 of 3 steps done.');
@@ -113,9 +91,9 @@ describe('a new store', () => {
 describe('a running store', () => {
   it('shows health and delivery analytics whose numbers match the data, for 7/30/90 days', async () => {
     const shop = await runningShop();
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/');
+    await openPage(page, suite.app.url, shop.domain, '/');
     expect(await page.locator('s-section[heading="Set up Tracksync"]').count()).toBe(0);
     expect(await page.locator('s-badge', { hasText: 'Connected' }).count()).toBe(1);
 
@@ -128,7 +106,7 @@ describe('a running store', () => {
 
     // Carrier rows, readable without the chart, equal the API's figures.
     const api = (await (
-      await fetch(`${app.url}/api/analytics?days=30`, {
+      await fetch(`${suite.app.url}/api/analytics?days=30`, {
         headers: { authorization: `Bearer ${sessionTokenFor(shop.domain)}` },
       })
     ).json()) as Analytics;
@@ -163,9 +141,9 @@ describe('a running store', () => {
 
   it('an expired session shows one banner for the whole page; Try again brings it back', async () => {
     const shop = await runningShop();
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/');
+    await openPage(page, suite.app.url, shop.domain, '/');
     await setSessionToken(page, 'not-a-valid-token');
     await page.locator('s-app-nav').getByRole('link', { name: 'Shipments' }).click();
     await page.locator('[data-testid="session-expired"]').waitFor();

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../../helpers/browser-suite.js';
+import { TEST_SECRET, waitFor } from '../../helpers/app.js';
 import {
   appBridgeCalls,
   installShop,
-  launchBrowser,
-  newTestPage,
   openPage,
   expectVitals,
   readVitals,
@@ -24,30 +22,12 @@ import { deliver, fixture } from '../../helpers/webhooks.js';
  * waiting shipments, and the forms disabled while the session is expired.
  */
 
-let app: TestApp;
-let browser: Browser;
-let current: TestPage | null = null;
-
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ connect: false }), launchBrowser()]);
-});
-afterEach(async () => {
-  const page = current;
-  current = null;
-  if (!page) return;
-  expect(page.blocked).toEqual([]);
-  expect(page.errors).toEqual([]);
-  await page.close();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const suite = browserSuite();
 
 async function settingsFor(domain: string, query = ''): Promise<TestPage> {
-  await installShop(app, domain);
-  current = await newTestPage(browser);
-  await openPage(current.page, app.url, domain, `/settings${query}`);
+  await installShop(suite.app, domain);
+  const current = await suite.page();
+  await openPage(current.page, suite.app.url, domain, `/settings${query}`);
   return current;
 }
 
@@ -55,7 +35,7 @@ async function settingsFor(domain: string, query = ''): Promise<TestPage> {
 async function unconnectedShop(name: string) {
   const tag = `${name}-${randomBytes(4).toString('hex')}`;
   const account = { apiKey: `key-${tag}`, appName: `store-${tag}`, plan: 'Pro', balance: 750, https: true };
-  await app.emulator.control.addAccount(account);
+  await suite.app.emulator.control.addAccount(account);
   return { domain: `${tag}.myshopify.com`, ...account };
 }
 
@@ -99,14 +79,14 @@ describe('connection', () => {
     expect(await page.getByTestId('balance').innerText()).toMatch(/not known yet/);
     expect(await saveBarShown(page).count()).toBe(0);
 
-    await deliver(app.url, {
+    await deliver(suite.app.url, {
       topic: 'fulfillments/create',
       shop: shop.domain,
       body: fixture('fulfillments-create.ups'),
       secret: TEST_SECRET,
     });
     await waitFor('the balance recorded', async () => {
-      const row = await app.database.prisma.shop.findUnique({ where: { domain: shop.domain } });
+      const row = await suite.app.database.prisma.shop.findUnique({ where: { domain: shop.domain } });
       return row?.trackersBalance === 749;
     });
     await page.reload();
@@ -165,7 +145,7 @@ describe('behaviour', () => {
     const vitals = await readVitals(page);
     expectVitals('settings (after typing and Save)', vitals, (ok, why) => expect(ok, why).toBe(true));
     expect(vitals.interactions).toBeGreaterThan(0);
-    const row = await app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const row = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
     expect(row).toMatchObject({ orderIdSource: 'name', staleAfterDays: 9 });
     const calls = (await appBridgeCalls(page)).map((c) => `${c.api}:${String(c.args[0] ?? '')}`);
     expect(calls).toEqual(
@@ -217,7 +197,7 @@ describe('behaviour', () => {
 
 describe('carrier mapping', () => {
   it('an unmatched carrier comes first with its waiting shipments; choosing one releases them', async () => {
-    const shop = await addShop(app, 'speedy-ui');
+    const shop = await addShop(suite.app, 'speedy-ui');
     await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
     await shop.send(
       'fulfillments/create',
@@ -254,7 +234,9 @@ describe('carrier mapping', () => {
       .toBe('UPS chosen for “Speedy Parcels Ltd”: 1 waiting shipment will be tracked');
     await expect.poll(() => rows.first().innerText()).toMatch(/Chosen by you: UPS/);
     await waitFor('the released tracker at the emulator', async () =>
-      (await app.emulator.control.trackers(shop.appName)).some((t) => t.tracking_number === 'SPEEDY-UI-0001'),
+      (await suite.app.emulator.control.trackers(shop.appName)).some(
+        (t) => t.tracking_number === 'SPEEDY-UI-0001',
+      ),
     );
   });
 });

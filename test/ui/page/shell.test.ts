@@ -1,14 +1,10 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../../helpers/browser-suite.js';
 import {
   appBridgeCalls,
   installShop,
-  launchBrowser,
-  newTestPage,
   openPage,
   readVitals,
-  type TestPage,
   viewports,
   horizontalOverflow,
 } from '../../helpers/browser.js';
@@ -18,32 +14,14 @@ import {
  * document as the platform requires it, the four pages behind the app menu, moving between them in place.
  */
 
-let app: TestApp;
-let browser: Browser;
-let current: TestPage | null = null;
-
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ connect: false }), launchBrowser()]);
-});
-afterEach(async () => {
-  const page = current;
-  current = null;
-  if (!page) return;
-  expect(page.blocked).toEqual([]);
-  expect(page.errors).toEqual([]);
-  await page.close();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const suite = browserSuite();
 
 describe('the document', () => {
   it('has the api-key meta tag and App Bridge as the first script in <head>, then Polaris', async () => {
     const shop = 'shell-head.myshopify.com';
-    await installShop(app, shop);
-    current = await newTestPage(browser);
-    await openPage(current.page, app.url, shop);
+    await installShop(suite.app, shop);
+    const current = await suite.page();
+    await openPage(current.page, suite.app.url, shop);
     const head = await current.page.evaluate(`(() => {
       const scripts = [...document.head.querySelectorAll('script')].map((s) => s.getAttribute('src'));
       const first = document.head.querySelector('script');
@@ -65,10 +43,10 @@ describe('the document', () => {
 describe('pages', () => {
   it('each page loads at its own path, fits 390 px and 1000 px, and the menu moves between them in place', async () => {
     const shop = 'shell-pages.myshopify.com';
-    await installShop(app, shop);
-    current = await newTestPage(browser);
+    await installShop(suite.app, shop);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop, '/');
+    await openPage(page, suite.app.url, shop, '/');
     for (const [path, heading] of [
       ['/shipments', 'Shipments'],
       ['/settings', 'Settings'],

@@ -1,12 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite } from '../../helpers/browser-suite.js';
 import type { ShipmentsList } from '../../../src/ui/api/shipment-list.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   installShop,
-  launchBrowser,
-  newTestPage,
   openPage,
   expectVitals,
   readVitals,
@@ -26,17 +23,14 @@ import { fixture } from '../../helpers/webhooks.js';
  * carrier's page, the timeline, CSV export.
  */
 
-let app: TestApp;
-let browser: Browser;
-let current: TestPage | null = null;
+const suite = browserSuite();
 let shop: ScenarioShop;
 
 const dayMs = 86_400_000;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ connect: false }), launchBrowser()]);
-  shop = await addShop(app, 'shipments-page');
-  await installShop(app, shop.domain);
+  shop = await addShop(suite.app, 'shipments-page');
+  await installShop(suite.app, shop.domain);
   // Real intake: a UPS parcel, two DHL parcels, a carrier nobody mapped, then one fulfilment cancelled.
   await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
   await shop.send('fulfillments/create', fixture('fulfillments-create.dhl-two-parcels'));
@@ -59,7 +53,7 @@ beforeAll(async () => {
   // Parcels further along, as the status poller stores them.
   const now = Date.now();
   for (let i = 0; i < 55; i++) {
-    const tracker = await createTracker(app.database.prisma, shop.id, {
+    const tracker = await createTracker(suite.app.database.prisma, shop.id, {
       trackingNumber: `1ZBULK${String(i).padStart(10, '0')}`,
       desired: 'active',
       remote: 'present',
@@ -71,7 +65,7 @@ beforeAll(async () => {
       lastEventLocation: 'Louisville, KY, US',
       createdAt: new Date(now - (i + 1) * dayMs),
     });
-    await app.database.prisma.trackingLine.create({
+    await suite.app.database.prisma.trackingLine.create({
       data: {
         shopId: shop.id,
         fulfillmentId: `bulk-${i}`,
@@ -88,21 +82,9 @@ beforeAll(async () => {
     });
   }
 });
-afterEach(async () => {
-  const page = current;
-  current = null;
-  if (!page) return;
-  expect(page.blocked).toEqual([]);
-  expect(page.errors).toEqual([]);
-  await page.close();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 async function apiList(query = ''): Promise<ShipmentsList> {
-  const res = await fetch(`${app.url}/api/shipments${query}`, {
+  const res = await fetch(`${suite.app.url}/api/shipments${query}`, {
     headers: { authorization: `Bearer ${sessionTokenFor(shop.domain)}` },
   });
   return (await res.json()) as ShipmentsList;
@@ -121,9 +103,9 @@ async function shownNumbers(page: TestPage['page']): Promise<string[]> {
 
 describe('the list', () => {
   it('shows one row per parcel with its order, fulfilment, number links, parcel status and sync apart', async () => {
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/shipments');
+    await openPage(page, suite.app.url, shop.domain, '/shipments');
     expectVitals('shipments', await readVitals(page), (ok, why) => expect(ok, why).toBe(true));
 
     const list = await apiList();
@@ -153,9 +135,9 @@ describe('the list', () => {
   });
 
   it('filters by parcel status and sync: each option counts exactly the rows it shows', async () => {
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/shipments');
+    await openPage(page, suite.app.url, shop.domain, '/shipments');
     const all = await apiList();
     for (const [group, label] of [
       ['delivered', 'Delivered'],
@@ -186,9 +168,9 @@ describe('the list', () => {
   });
 
   it('searches and pages by shipment; the address keeps the filters (reload and back)', async () => {
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/shipments');
+    await openPage(page, suite.app.url, shop.domain, '/shipments');
     expect(await page.locator('s-table-body s-table-row').count()).toBe(50);
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL((url) => url.searchParams.get('page') === '2');
@@ -207,13 +189,13 @@ describe('the list', () => {
   });
 
   it('opens a shipment timeline and exports the list as CSV', async () => {
-    current = await newTestPage(browser);
+    const current = await suite.page();
     const { page } = current;
-    await openPage(page, app.url, shop.domain, '/shipments');
+    await openPage(page, suite.app.url, shop.domain, '/shipments');
     await page.getByLabel('Search shipments').fill('1234567890');
     await expect.poll(async () => (await shownNumbers(page)).length).toBe(1);
     // The parcel moves on at the service; the timeline reads it live, and the list then says the same.
-    await app.emulator.control.advanceClock(50 * 3600);
+    await suite.app.emulator.control.advanceClock(50 * 3600);
     await page.getByRole('button', { name: 'Timeline of 1234567890' }).click();
     const timeline = page.locator('s-section[heading="Timeline of 1234567890"]');
     await timeline.waitFor();

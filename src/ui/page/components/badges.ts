@@ -13,8 +13,3 @@ const parcelTones: Record<StatusTone, 'neutral' | 'info' | 'success' | 'critical
 export function parcelBadge(parcel: { label: string; tone: StatusTone }): HTMLElement {
   return h('s-badge', { tone: parcelTones[parcel.tone] }, parcel.label);
 }
-
-/** A count with its tone, for summaries (a problem count above zero is never shown as good). */
-export function countBadge(count: number, tone: 'success' | 'warning' | 'critical' | 'neutral'): HTMLElement {
-  return h('s-badge', { tone }, String(count));
-}
