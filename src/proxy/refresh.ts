@@ -2,6 +2,7 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
+import { readOrderShipments } from '../shipments/read-order.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 
@@ -50,7 +51,9 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
       return;
     }
     if (!credentials) return;
-    const result = await deps.client.getShipmentsByOrderId(credentials, orderKey);
+    const result = await readOrderShipments(deps.client, credentials, orderKey, trackers, {
+      fullReadOnNews: false,
+    });
     if (!result.ok) {
       failedUntil.set(`${shop.id}:${orderKey}`, now() + (deps.retryAfterMs ?? 60_000));
       deps.logger.info(
@@ -60,14 +63,14 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
       return;
     }
     const at = new Date(now());
-    for (const shipment of result.value) {
-      const tracker = trackers.find(
-        (t) =>
-          t.trackingNumber === shipment.trackingNumber &&
-          (shipment.trackingProvider === null || t.provider === shipment.trackingProvider),
-      );
-      if (!tracker) continue;
-      await storeShipmentRead(deps, { ...tracker, shop }, shipment, at, { guard: { pollLeaseOwner: null } });
+    // A parcel the listing does not hold is left to the poller (it tells "gone from the service" apart).
+    for (const tracker of trackers) {
+      const read = result.read.get(tracker.id);
+      if (!read) continue;
+      await storeShipmentRead(deps, { ...tracker, shop }, read.shipment, at, {
+        guard: { pollLeaseOwner: null },
+        listing: read.listing,
+      });
     }
   }
 

@@ -10,6 +10,7 @@ import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shipment } from '../tracking/types.js';
+import { type OrderRead, readOrderShipments } from './read-order.js';
 import {
   defaultPollPolicy,
   nextPollAt,
@@ -23,7 +24,8 @@ import {
 /**
  * Reads the status of active trackers back from the service, on the schedule the status calls for
  * (status.ts), stores it on the tracker, and queues each platform status change for the store
- * (StoreFulfillmentEvent, written by post-store-events.ts).
+ * (StoreFulfillmentEvent, written by post-store-events.ts). Trackers of one order due in the same pass
+ * are read with one by-order-id call (read-order.ts), the others with one `get` each.
  *
  * Fair and bounded: a pass takes the shops whose work is most overdue first and at most `perShop`
  * trackers of each, so one big shop never starves the others nor sends the service a burst of its own.
@@ -97,35 +99,44 @@ async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOption
   stats.claimed = claimed.length;
   if (claimed.length === 0) return stats;
 
+  // Trackers of one order due together are read with one by-order-id call; the others one `get` each.
+  const byOrder = new Map<string, Claimed[]>();
+  for (const tracker of claimed) {
+    const key = `${tracker.shopId}\u0000${tracker.orderKey}`;
+    byOrder.set(key, [...(byOrder.get(key) ?? []), tracker]);
+  }
+  const groups = [...byOrder.values()];
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   let next = 0;
   const run = async () => {
-    while (next < claimed.length) {
-      const tracker = claimed[next++]!;
+    while (next < groups.length) {
+      const group = groups[next++]!;
+      const shop = group[0]!.shop;
       if (options.shouldStop?.()) {
-        await release(deps, token, tracker.id, now);
+        for (const tracker of group) await release(deps, token, tracker.id, now);
         continue;
       }
-      if (!credentials.has(tracker.shopId)) {
+      if (!credentials.has(shop.id)) {
         credentials.set(
-          tracker.shopId,
-          deps.shops.credentials(tracker.shop).catch((error: unknown) => {
+          shop.id,
+          deps.shops.credentials(shop).catch((error: unknown) => {
             if (error instanceof SecretUnreadableError) return null;
             throw error;
           }),
         );
       }
-      const creds = await credentials.get(tracker.shopId)!;
+      const creds = await credentials.get(shop.id)!;
       if (!creds) {
-        await failed(deps, token, tracker, now, 'not_connected');
-        stats.failed++;
+        for (const tracker of group) await failed(deps, token, tracker, now, 'not_connected');
+        stats.failed += group.length;
         continue;
       }
-      await pollOne(deps, token, tracker, creds, stats);
+      if (group.length === 1) await pollOne(deps, token, group[0]!, creds, stats);
+      else await pollOrder(deps, token, group, creds, stats);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, run));
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, groups.length) }, run));
   } finally {
     // Every path above writes its row with the poll lease cleared.
     leases.forget(ids);
@@ -180,14 +191,62 @@ async function pollOne(
     return;
   }
 
+  await storePolled(deps, token, tracker, { shipment: result.value, listing: false }, now, stats);
+}
+
+/**
+ * Several trackers of one order, due together: one by-order-id call (read-order.ts). A tracker the listing
+ * does not hold is read alone; when the listing call fails, a failure that may pass (the service is down,
+ * slow, limiting) backs every tracker off without a call each, any other is retried one `get` each.
+ */
+async function pollOrder(
+  deps: PollDeps,
+  token: string,
+  trackers: Claimed[],
+  creds: ShopCredentials,
+  stats: PollStats,
+): Promise<void> {
+  const result = await readOrderShipments(deps.client, creds, trackers[0]!.orderKey, trackers, {
+    fullReadOnNews: true,
+  });
+  const now = (deps.now ?? (() => new Date()))();
+  if (!result.ok) {
+    if (result.error.retryable) {
+      deps.logger.info(
+        { shop: trackers[0]!.shop.domain, reason: result.error.reason },
+        'order status read failed; will try again later',
+      );
+      for (const tracker of trackers) await failed(deps, token, tracker, now, result.error.reason);
+      stats.failed += trackers.length;
+      return;
+    }
+    for (const tracker of trackers) await pollOne(deps, token, tracker, creds, stats);
+    return;
+  }
+  for (const tracker of trackers) {
+    const read = result.read.get(tracker.id);
+    if (read) await storePolled(deps, token, tracker, read, now, stats);
+    else await pollOne(deps, token, tracker, creds, stats);
+  }
+}
+
+async function storePolled(
+  deps: PollDeps,
+  token: string,
+  tracker: Claimed,
+  read: OrderRead,
+  now: Date,
+  stats: PollStats,
+): Promise<void> {
   const next = (status: ReturnType<typeof statusFromShipment>) =>
     nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
   const {
     stored: count,
     eventsQueued,
     status,
-  } = await storeShipmentRead(deps, tracker, result.value, now, {
+  } = await storeShipmentRead(deps, tracker, read.shipment, now, {
     guard: { pollLeaseOwner: token },
+    listing: read.listing,
     then: (s) => ({ nextPollAt: next(s), pollFailures: 0, pollLeaseOwner: null, pollLeaseExpiresAt: null }),
   });
   stats.eventsQueued += eventsQueued;
@@ -200,7 +259,7 @@ async function pollOne(
 }
 
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
-export type ReadTarget = Pick<Tracker, 'id' | 'shopId'> & {
+export type ReadTarget = Pick<Tracker, 'id' | 'shopId' | 'estimatedDelivery' | 'events'> & {
   lines: Array<{ fulfillmentId: string }>;
   shop: Pick<Shop, 'postFulfillmentEvents'>;
 };
@@ -220,9 +279,19 @@ export async function storeShipmentRead(
   write: {
     guard: Prisma.TrackerWhereInput;
     then?: (status: ReturnType<typeof statusFromShipment>) => Prisma.TrackerUpdateManyMutationInput;
+    /**
+     * The shipment came from a by-order-id listing, whose elements may leave fields out (the estimated
+     * delivery, even the events): what it leaves out keeps its stored value instead of being erased.
+     */
+    listing?: boolean;
   },
 ): Promise<{ stored: boolean; eventsQueued: number; status: ReturnType<typeof statusFromShipment> }> {
-  const status = statusFromShipment(shipment);
+  const read = statusFromShipment(shipment);
+  const keepHistory = write.listing === true && read.events.length === 0 && tracker.events != null;
+  const status = {
+    ...read,
+    estimatedDelivery: read.estimatedDelivery ?? (write.listing ? tracker.estimatedDelivery : null),
+  };
   const changes = statusChanges(shipment.events);
   const eventsQueued =
     tracker.shop.postFulfillmentEvents && changes.length > 0
@@ -234,10 +303,14 @@ export async function storeShipmentRead(
       status: status.status,
       statusDetail: status.statusDetail,
       estimatedDelivery: status.estimatedDelivery,
-      lastEventAt: status.lastEventAt,
-      lastEventMessage: status.lastEventMessage,
-      lastEventLocation: status.lastEventLocation,
-      events: JSON.stringify(status.events),
+      ...(keepHistory
+        ? {}
+        : {
+            lastEventAt: status.lastEventAt,
+            lastEventMessage: status.lastEventMessage,
+            lastEventLocation: status.lastEventLocation,
+            events: JSON.stringify(status.events),
+          }),
       statusCheckedAt: now,
       ...(write.then?.(status) ?? {}),
     },

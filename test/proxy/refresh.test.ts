@@ -63,6 +63,20 @@ describe('refreshing an order for the tracking page', () => {
     expect(await byOrderCalls()).toBe(1);
   });
 
+  it('what the listing leaves out (the estimated delivery) keeps its stored value, and the page shows it', async () => {
+    await makeStale();
+    await app.database.prisma.tracker.updateMany({
+      where: { shopId: shop.id, trackingNumber: { startsWith: '123456789' } },
+      data: { estimatedDelivery: '2026-12-03', status: null },
+    });
+    const page = await lookup();
+    expect(await byOrderCalls()).toBe(1);
+    expect(await shop.calls('get')).toHaveLength(0);
+    const dhl = (await shop.rows()).filter((r) => r.trackingNumber.startsWith('123456789'));
+    expect(dhl.every((r) => r.status !== null && r.estimatedDelivery === '2026-12-03')).toBe(true);
+    expect(await page.text()).toContain('December 3, 2026');
+  });
+
   it('a failing service: the page answers from stored data, and the order is not asked again at once', async () => {
     await makeStale();
     await app.emulator.control.setFaults({ errorRate: 1, operations: ['by-order-id'] });

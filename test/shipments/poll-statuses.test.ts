@@ -89,24 +89,29 @@ function numbers(count: number, accept: (n: string) => boolean = keepsEveryDetai
   return pickNumbers(count, () => `1ZP${run}${String(++numberSeq).padStart(8, '0')}`, accept);
 }
 
+let orderSeq = 0;
+
 /**
  * Trackers for these numbers, each wanted by one line of `fulfillmentId` (and any extra fulfilments), created
- * at the emulator by the reconciler (first poll due at once).
+ * at the emulator by the reconciler (first poll due at once). Each is of an order of its own (read with one
+ * `get`) unless `order` names one order for all of them (read together with by-order-id).
  */
 async function addTrackers(
   shop: TestShop,
   list: string[],
   fulfillmentIds: string[] = ['5500000000001'],
+  order?: string,
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const trackingNumber of list) {
-    const tracker = await createTracker(prisma, shop.shop.id, { trackingNumber, provider: 'ups' });
+    const orderKey = order ?? `61200${run}${String(++orderSeq).padStart(6, '0')}`;
+    const tracker = await createTracker(prisma, shop.shop.id, { trackingNumber, provider: 'ups', orderKey });
     for (const fulfillmentId of fulfillmentIds) {
       await prisma.trackingLine.create({
         data: {
           shopId: shop.shop.id,
           fulfillmentId,
-          orderId: '6120000000001',
+          orderId: orderKey,
           trackingNumber,
           trackerId: tracker.id,
           carrierName: 'UPS',
@@ -423,6 +428,92 @@ describe('pollStatuses: several pollers', () => {
   });
 });
 
+async function callCount(appName: string, operation: 'get' | 'by-order-id'): Promise<number> {
+  return (await emulator.control.calls({ appName, operation })).length;
+}
+
+describe('pollStatuses: trackers of one order due together', () => {
+  it('are read with one by-order-id call; full gets only for parcels whose listing shows news without its estimate', async () => {
+    const shop = await connectedShop('order');
+    const ids = await addTrackers(shop, numbers(3), ['5500000000021'], `ORD-${run}-1`);
+    let at = later(new Date(), 1_000);
+    await onlyDue(ids, at);
+
+    // First read: every parcel is news (nothing stored yet) and the listing carries no estimate.
+    expect(await pollAt(at)).toMatchObject({ claimed: 3, polled: 3, failed: 0 });
+    expect(await callCount(shop.appName, 'by-order-id')).toBe(1);
+    expect(await callCount(shop.appName, 'get')).toBe(3);
+    const first = await prisma.tracker.findMany({ where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+    expect(first.every((t) => t.status === 'pending')).toBe(true);
+
+    // The service moves them on: one listing call, then one full read each for its new estimate.
+    await emulator.control.advanceClock(stepOffsetsSeconds.pickedUp);
+    at = later(at, policy.preTransitMs);
+    await onlyDue(ids, at);
+    expect(await pollAt(at)).toMatchObject({ polled: 3, eventsQueued: 6 });
+    expect(await callCount(shop.appName, 'by-order-id')).toBe(2);
+    expect(await callCount(shop.appName, 'get')).toBe(6);
+    const moved = await prisma.tracker.findMany({ where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+    for (const row of moved) {
+      expect(row).toMatchObject({ status: 'in_transit', statusDetail: 'picked_up', pollLeaseOwner: null });
+      const shipment = await client.getShipment(shop.creds, {
+        trackingNumber: row.trackingNumber,
+        trackingProvider: 'ups',
+      });
+      if (!shipment.ok) throw new Error(shipment.error.message);
+      expect(row.estimatedDelivery).toBe(shipment.value.estimatedDeliveryDate);
+      expect(row.estimatedDelivery).not.toBeNull();
+    }
+
+    // Nothing new: the listing alone, and what it leaves out (the estimate) keeps its stored value.
+    at = later(at, policy.movingMs);
+    await onlyDue(ids, at);
+    const before = { get: await callCount(shop.appName, 'get') };
+    expect(await pollAt(at)).toMatchObject({ polled: 3, eventsQueued: 0, changed: 0 });
+    expect(await callCount(shop.appName, 'by-order-id')).toBe(3);
+    expect(await callCount(shop.appName, 'get')).toBe(before.get);
+    const after = await prisma.tracker.findMany({ where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+    expect(after.map((t) => [t.estimatedDelivery, t.events])).toEqual(
+      moved.map((t) => [t.estimatedDelivery, t.events]),
+    );
+    expect(after.every((t) => t.statusCheckedAt?.getTime() === at.getTime())).toBe(true);
+    expect(after.every((t) => t.nextPollAt?.getTime() === later(at, policy.movingMs).getTime())).toBe(true);
+  });
+
+  it('a failing listing backs every tracker of the order off after one call, with no get each', async () => {
+    const shop = await connectedShop('order-fail');
+    const ids = await addTrackers(shop, numbers(3), ['5500000000022'], `ORD-${run}-2`);
+    const at = later(new Date(), 1_000);
+    await onlyDue(ids, at);
+    await emulator.control.setFaults({ errorRate: 1, operations: ['by-order-id'] });
+    expect(await pollAt(at)).toMatchObject({ claimed: 3, polled: 0, failed: 3 });
+    expect(await callCount(shop.appName, 'by-order-id')).toBe(1);
+    expect(await callCount(shop.appName, 'get')).toBe(0);
+    const rows = await prisma.tracker.findMany({ where: { id: { in: ids } } });
+    for (const row of rows) {
+      expect(row).toMatchObject({ pollFailures: 1, status: null, pollLeaseOwner: null });
+      expect(row.nextPollAt).toEqual(later(at, 15 * minute));
+    }
+  });
+
+  it("a parcel the order's listing does not hold is read alone", async () => {
+    const shop = await connectedShop('order-missing');
+    const order = `ORD-${run}-3`;
+    const ids = await addTrackers(shop, numbers(2), ['5500000000023'], order);
+    // Created at the service under another order id, wanted here under this one.
+    const [stray] = await addTrackers(shop, numbers(1), ['5500000000023'], `ORD-${run}-4`);
+    await prisma.tracker.update({ where: { id: stray! }, data: { orderKey: order } });
+    const at = later(new Date(), 1_000);
+    await onlyDue([...ids, stray!], at);
+    expect(await pollAt(at)).toMatchObject({ claimed: 3, polled: 3, failed: 0, notFound: 0 });
+    expect(await callCount(shop.appName, 'by-order-id')).toBe(1);
+    const strayNumber = (await prisma.tracker.findUniqueOrThrow({ where: { id: stray! } })).trackingNumber;
+    // Two full reads for the listed parcels' first news, one for the stray parcel.
+    expect((await getCalls(shop.appName)).get(strayNumber)).toBe(1);
+    expect(await callCount(shop.appName, 'get')).toBe(3);
+  });
+});
+
 describe('pollStatuses: shops and trackers that are not read', () => {
   it('a paused or uninstalled shop is not polled; once resumed it is', async () => {
     const paused = await connectedShop('paused');
@@ -453,7 +544,7 @@ describe('pollStatuses: shops and trackers that are not read', () => {
     const deleted = await client.deleteTracker(shop.creds, {
       trackingNumber: number!,
       trackingProvider: 'ups',
-      orderId: '6120000000001',
+      orderId: (await prisma.tracker.findUniqueOrThrow({ where: { id: id! } })).orderKey,
     });
     expect(deleted.ok).toBe(true);
 
