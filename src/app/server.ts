@@ -14,6 +14,8 @@ import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.j
 import { metricsWithToken } from '../observability/metrics-route.js';
 import { pageDocument, pagePaths } from '../ui/page-document.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
+import { createCustomerOrders } from '../proxy/customer-orders.js';
+import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
 import { devAppProxy } from '../proxy/dev-proxy.js';
 import { proxyPath, proxyRoute, storeProxyPath } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
@@ -125,6 +127,7 @@ export function createApp(deps: AppDeps): express.Express {
         logger: deps.logger,
         staleAfterMs: deps.trackingPageRefreshMs ?? 30 * 60_000,
       }),
+      customerOrders: createCustomerOrders({ admin: shopifyStoreAdmin(shopify), logger: deps.logger }),
     }),
   );
 

@@ -14,6 +14,8 @@ import { appScopes } from '../shopify/api.js';
  *
  * It answers:
  * - the backfill's orders query (scope read_orders), `pageSize` orders per page;
+ * - a customer's recent orders (`orders(first: n, query: "customer_id:<id>", sortKey: CREATED_AT,
+ *   reverse: true)`, scope read_orders), newest first;
  * - `fulfillmentEventCreate` (scope write_fulfillments): the input is checked as the real API checks it
  *   (a Fulfillment GID, a FulfillmentEventStatus value, ISO-8601 times, no unknown field: otherwise a
  *   top-level GraphQL error, as a variable that does not coerce gets), each event is recorded per store
@@ -38,7 +40,11 @@ export interface OrdersCall {
   variables: { cursor?: string | null; query?: string };
 }
 
-export type AdminOperation = 'orders' | 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'unknown';
+export type AdminOperation =
+  'orders' | 'customerOrders' | 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'unknown';
+
+/** An order the fake store holds: the backfill's shape, and whose customer it is. */
+export type FakeOrder = GraphqlOrder & { customerId?: string | null };
 
 /** Any request the fake received. */
 export interface AdminCall {
@@ -86,8 +92,8 @@ export interface FakeAdminGraphql {
   calls: OrdersCall[];
   /** Every request of any operation, in order. */
   requests: AdminCall[];
-  /** A store's orders, newest last; served `pageSize` per page. */
-  setOrders(shop: string, orders: GraphqlOrder[]): void;
+  /** A store's orders, newest last; served `pageSize` per page (and by customer, newest first). */
+  setOrders(shop: string, orders: FakeOrder[]): void;
   /** The next answers for a store (status and body), whatever it asks, after `afterPages` more calls. */
   failNext(shop: string, answer: { status: number; body: unknown }, afterPages?: number): void;
   /** Fails the store's next `times` (default 1) calls of `operation` (default: the event mutation). */
@@ -158,11 +164,14 @@ function operationOf(query: string): AdminOperation {
   if (/\bfulfillment\s*\(\s*id\s*:/.test(query) && /\bevents\s*\(/.test(query)) return 'fulfillmentEvents';
   if (/orders\(first: 50, after: \$cursor, query: \$query, sortKey: CREATED_AT\)/.test(query))
     return 'orders';
+  if (/orders\(first: \d+, query: \$query, sortKey: CREATED_AT, reverse: true\)/.test(query))
+    return 'customerOrders';
   return 'unknown';
 }
 
 const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   orders: 'read_orders',
+  customerOrders: 'read_orders',
   fulfillmentEventCreate: 'write_fulfillments',
   fulfillmentEvents: 'read_fulfillments',
 };
@@ -204,7 +213,7 @@ function invalidVariable(
 export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGraphql> {
   const calls: OrdersCall[] = [];
   const requests: AdminCall[] = [];
-  const orders = new Map<string, GraphqlOrder[]>();
+  const orders = new Map<string, FakeOrder[]>();
   const failures = new Map<string, Array<{ status: number; body: unknown; afterPages: number }>>();
   const eventFailures = new Map<
     string,
@@ -452,7 +461,8 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
       return;
     }
 
-    const injected = operation === 'orders' ? null : takeFailure(shop, operation);
+    const injected =
+      operation === 'orders' || operation === 'customerOrders' ? null : takeFailure(shop, operation);
     if (injected && injected.kind !== 'applyThenFail') {
       if (injected.kind === 'drop') {
         req.socket.destroy();
@@ -490,7 +500,11 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     const scope = requiredScope[operation];
     if (!hasScope(granted, scope)) {
       const field =
-        operation === 'orders' ? 'orders' : operation === 'fulfillmentEvents' ? 'fulfillment' : operation;
+        operation === 'orders' || operation === 'customerOrders'
+          ? 'orders'
+          : operation === 'fulfillmentEvents'
+            ? 'fulfillment'
+            : operation;
       res.json({
         errors: [
           {
@@ -522,6 +536,18 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     }
     if (operation === 'fulfillmentEvents') {
       res.json(listEvents(shop, query, variables));
+      return;
+    }
+    if (operation === 'customerOrders') {
+      // Only the one filter the app sends is understood: `customer_id:<digits>`.
+      const customer = /^customer_id:(\d+)$/.exec(String(variables.query ?? ''))?.[1];
+      const first = Number(/orders\(first: (\d+)/.exec(query)?.[1]);
+      const nodes = (orders.get(shop) ?? [])
+        .filter((o) => customer !== undefined && o.customerId === customer)
+        .reverse()
+        .slice(0, first)
+        .map((o) => ({ legacyResourceId: o.legacyResourceId, name: o.name }));
+      res.json({ data: { orders: { nodes } }, extensions: cost(first + 2) });
       return;
     }
 

@@ -106,3 +106,34 @@ export async function findOrderParcels(
     orderKeys,
   };
 }
+
+/**
+ * A logged-in customer's recent orders (as the store named them, newest first) with each one's parcels as
+ * stored; an order with none shows as not shipped yet.
+ */
+export async function findCustomerOrderParcels(
+  deps: { prisma: DatabaseClient; carriers: CarrierRepository },
+  shopId: string,
+  orders: ReadonlyArray<{ orderId: string; name: string | null }>,
+): Promise<{ orders: Array<{ orderName: string; parcels: ShopperParcel[] }>; orderKeys: string[] }> {
+  if (orders.length === 0) return { orders: [], orderKeys: [] };
+  const lines = await deps.prisma.trackingLine.findMany({
+    where: { shopId, active: true, orderId: { in: orders.map((o) => o.orderId) } },
+    include: { tracker: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: orderParcelsShown * orders.length,
+  });
+  const labels = await providerLabels(deps.carriers);
+  return {
+    orders: orders.map((order) => {
+      const own = lines.filter((l) => l.orderId === order.orderId).slice(0, orderParcelsShown);
+      return {
+        orderName: order.name ?? own[0]?.orderName ?? `#${order.orderId}`,
+        parcels: own.map((l) => parcelOf(l, labels)),
+      };
+    }),
+    orderKeys: [
+      ...new Set(lines.flatMap((l) => (l.tracker?.desired === 'active' ? [l.tracker.orderKey] : []))),
+    ],
+  };
+}

@@ -13,6 +13,8 @@ export interface ProxyMessages {
   emailLabel: string;
   byNumber: string;
   order: string;
+  /** Heading of a logged-in customer's orders. */
+  recentOrders: string;
   noParcels: string;
   trackingLabel: string;
   submit: string;
@@ -34,6 +36,7 @@ const en: ProxyMessages = {
   emailLabel: 'Email',
   byNumber: 'Or look up one parcel by its tracking number.',
   order: 'Order',
+  recentOrders: 'Your recent orders',
   noParcels: 'This order has no parcel on its way yet.',
   trackingLabel: 'Tracking number',
   submit: 'Track',
@@ -65,6 +68,7 @@ const de: ProxyMessages = {
   emailLabel: 'E-Mail',
   byNumber: 'Oder ein Paket über seine Sendungsnummer suchen.',
   order: 'Bestellung',
+  recentOrders: 'Ihre letzten Bestellungen',
   noParcels: 'Zu dieser Bestellung ist noch kein Paket unterwegs.',
   trackingLabel: 'Sendungsnummer',
   submit: 'Verfolgen',
@@ -97,6 +101,7 @@ const fr: ProxyMessages = {
   emailLabel: 'E-mail',
   byNumber: 'Ou recherchez un colis par son numéro de suivi.',
   order: 'Commande',
+  recentOrders: 'Vos commandes récentes',
   noParcels: 'Aucun colis de cette commande n’est encore en route.',
   trackingLabel: 'Numéro de suivi',
   submit: 'Suivre',
@@ -128,6 +133,7 @@ const es: ProxyMessages = {
   emailLabel: 'Correo electrónico',
   byNumber: 'O busca un paquete por su número de seguimiento.',
   order: 'Pedido',
+  recentOrders: 'Tus pedidos recientes',
   noParcels: 'Ningún paquete de este pedido está en camino todavía.',
   trackingLabel: 'Número de seguimiento',
   submit: 'Seguir',
@@ -159,6 +165,7 @@ const nl: ProxyMessages = {
   emailLabel: 'E-mail',
   byNumber: 'Of zoek één pakket op met het trackingnummer.',
   order: 'Bestelling',
+  recentOrders: 'Je recente bestellingen',
   noParcels: 'Er is nog geen pakket van deze bestelling onderweg.',
   trackingLabel: 'Trackingnummer',
   submit: 'Volgen',

@@ -53,6 +53,8 @@ export interface ProxyPage {
   result:
     | { kind: 'parcel'; parcel: ShopperParcel }
     | { kind: 'order'; orderName: string; parcels: ShopperParcel[] }
+    /** A logged-in customer's recent orders, newest first. */
+    | { kind: 'customer'; orders: Array<{ orderName: string; parcels: ShopperParcel[] }> }
     | { kind: 'not_found' }
     | { kind: 'none' };
 }
@@ -80,7 +82,8 @@ function form(page: ProxyPage): string {
 </form>`;
 }
 
-function parcelSection(parcel: ShopperParcel, page: ProxyPage): string {
+/** One parcel; `level` is its heading's (2 on its own or in an order, 3 in a customer's list of orders). */
+function parcelSection(parcel: ShopperParcel, page: ProxyPage, level = 2): string {
   const m = page.messages;
   // Only http(s) links are ever written into the page (the same rule as when the link was stored).
   const link = safeTrackingUrl(parcel.trackingUrl);
@@ -97,36 +100,54 @@ function parcelSection(parcel: ShopperParcel, page: ProxyPage): string {
           })
           .join('')}</ol>`;
   return `<article class="tracksync-parcel">
-  <h2>${text(parcel.trackingNumber)}</h2>
+  <h${level}>${text(parcel.trackingNumber)}</h${level}>
   <dl>
     <dt>${text(m.status)}</dt><dd data-group="${parcel.group}">${text(m.groups[parcel.group])}</dd>
     ${estimate ? `<dt>${text(m.estimatedDelivery)}</dt><dd>${text(estimate)}</dd>` : ''}
     ${parcel.carrier ? `<dt>${text(m.carrier)}</dt><dd>${text(parcel.carrier)}</dd>` : ''}
   </dl>
   ${link ? `<p><a href="${text(link)}" rel="noopener noreferrer" target="_blank">${text(m.trackOnCarrier)}</a></p>` : ''}
-  <h3>${text(m.history)}</h3>
+  <h${level + 1}>${text(m.history)}</h${level + 1}>
   ${events}
 </article>`;
 }
 
+function orderSection(
+  order: { orderName: string; parcels: ShopperParcel[] },
+  page: ProxyPage,
+  level: number,
+): string {
+  const m = page.messages;
+  return `<section class="tracksync-order"><h${level}>${text(m.order)} ${text(order.orderName)}</h${level}>${
+    order.parcels.length === 0
+      ? `<p>${text(m.noParcels)}</p>`
+      : order.parcels.map((parcel) => parcelSection(parcel, page, level === 2 ? 2 : level + 1)).join('\n')
+  }</section>`;
+}
+
 export function renderProxyPage(page: ProxyPage): string {
   const m = page.messages;
-  const result =
-    page.result.kind === 'parcel'
-      ? parcelSection(page.result.parcel, page)
-      : page.result.kind === 'order'
-        ? `<section class="tracksync-order"><h2>${text(m.order)} ${text(page.result.orderName)}</h2>${
-            page.result.parcels.length === 0
-              ? `<p>${text(m.noParcels)}</p>`
-              : page.result.parcels.map((parcel) => parcelSection(parcel, page)).join('\n')
-          }</section>`
-        : page.result.kind === 'not_found'
+  const result = page.result;
+  const answer =
+    result.kind === 'parcel'
+      ? parcelSection(result.parcel, page)
+      : result.kind === 'order'
+        ? orderSection(result, page, 2)
+        : result.kind === 'not_found'
           ? `<p class="tracksync-not-found" role="status">${text(m.notFound)}</p>`
           : '';
+  // A logged-in customer's orders come first; the forms stay below for any other parcel.
+  const recent =
+    result.kind === 'customer'
+      ? `<section class="tracksync-recent"><h2>${text(m.recentOrders)}</h2>${result.orders
+          .map((order) => orderSection(order, page, 3))
+          .join('\n')}</section>`
+      : '';
   const body = `<section class="tracksync-track" lang="${text(page.locale)}">
 <h1>${text(m.title)}</h1>
+${recent}
 ${form(page)}
-${result}
+${answer}
 </section>`;
   if (!page.html) return body;
   return `<!doctype html>

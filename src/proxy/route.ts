@@ -2,7 +2,13 @@ import type { RequestHandler } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import { findOrderParcels, findParcelByNumber, lookupNumberMaxLength } from './lookup.js';
+import type { CustomerOrders } from './customer-orders.js';
+import {
+  findCustomerOrderParcels,
+  findOrderParcels,
+  findParcelByNumber,
+  lookupNumberMaxLength,
+} from './lookup.js';
 import { proxyLocale, proxyLocales } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
 import { createLookupLimiter, defaultLookupLimits, type LookupLimits } from './rate-limit.js';
@@ -20,6 +26,8 @@ export interface ProxyDeps {
   logger: Logger;
   /** Reads an order again when its stored data is stale (one by-order-id call); none: stored data only. */
   refresher?: OrderRefresher;
+  /** A logged-in customer's recent orders, asked of the store; none: such customers see the form only. */
+  customerOrders?: CustomerOrders;
   /** Lookups per client address and per shop (default: defaultLookupLimits). */
   limits?: LookupLimits;
   /** The app's secret, which the platform signs proxy requests with. */
@@ -66,6 +74,13 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       localeParam: first('locale') ? locale : null,
       result: { kind: 'none' },
     };
+    // Counted for the merchant's Overview (a lookup answered, found or not; a customer's orders shown).
+    const countLookup = () =>
+      deps.prisma.shop.update({
+        where: { id: shop.id },
+        data: { trackingPageLookups: { increment: 1 } },
+        select: { id: true },
+      });
     const email = first('email');
     const looksUp = page.order !== '' || email !== null || tracking !== '';
     if (looksUp) {
@@ -76,12 +91,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
         res.status(429).type('text/plain').send('Too many lookups. Please try again in a moment.');
         return;
       }
-      // Counted for the merchant's Overview (a lookup answered, found or not).
-      await deps.prisma.shop.update({
-        where: { id: shop.id },
-        data: { trackingPageLookups: { increment: 1 } },
-        select: { id: true },
-      });
+      await countLookup();
     }
     // Stored data first; a stale order is read again (one call, shared, time-bounded), then shown.
     const fresh = async <T extends { orderKeys: string[] }>(look: () => Promise<T | null>) => {
@@ -90,7 +100,15 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       await Promise.all(found.orderKeys.map((key) => deps.refresher!.refresh(shop, key)));
       return look();
     };
-    if (page.order !== '' || email !== null) {
+    if (!looksUp && verified.loggedInCustomerId && deps.customerOrders) {
+      // Signed by the platform, so the id is the shopper's own; their orders are named by the store.
+      const recent = await deps.customerOrders.recent(shop.domain, verified.loggedInCustomerId);
+      if (recent && recent.length > 0) {
+        const found = await fresh(async () => findCustomerOrderParcels(deps, shop.id, recent));
+        page.result = { kind: 'customer', orders: found!.orders };
+        await countLookup();
+      }
+    } else if (page.order !== '' || email !== null) {
       const found = await fresh(() => findOrderParcels(deps, shop.id, page.order, email ?? ''));
       page.result = found
         ? { kind: 'order', orderName: found.orderName, parcels: found.parcels }
