@@ -12,6 +12,8 @@ import type { Logger } from '../logger.js';
 import type { PollPolicy } from '../shipments/status.js';
 import { createShopify } from '../shopify/api.js';
 import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
+import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
+import { shopifyStoreLinks } from '../shopify/tracking-info.js';
 import { parseKeyring } from '../shops/crypto.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
 import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
@@ -90,6 +92,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             owner,
             fetchOrdersPage: shopifyOrdersFetcher(shopify),
             storeEvents: shopifyStoreEvents(shopify),
+            storeLinks: shopifyStoreLinks(shopifyStoreAdmin(shopify)),
           },
           {
             concurrency: config.workerConcurrency,

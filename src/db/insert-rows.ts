@@ -21,6 +21,7 @@ export interface BulkRows {
   Tracker: Prisma.TrackerCreateManyInput;
   TrackingLine: Prisma.TrackingLineCreateManyInput;
   StoreFulfillmentEvent: Prisma.StoreFulfillmentEventCreateManyInput;
+  StoreTrackingLink: Prisma.StoreTrackingLinkCreateManyInput;
 }
 
 const pgCast: Record<ColumnType, string> = {

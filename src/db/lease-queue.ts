@@ -30,7 +30,7 @@ export interface QueueDescription {
   /** For logs and metrics. */
   name: string;
   /** The table, as in the schema. */
-  table: 'WebhookDelivery' | 'Tracker' | 'BackfillJob' | 'StoreFulfillmentEvent';
+  table: 'WebhookDelivery' | 'Tracker' | 'BackfillJob' | 'StoreFulfillmentEvent' | 'StoreTrackingLink';
   /** The lease's columns (the Tracker table has a second lease for status reads). */
   lease: LeaseColumns;
   /**

@@ -71,10 +71,22 @@ export const storeEventQueue: QueueDescription = {
   hasUpdatedAt: true,
 };
 
+/** Fulfilments whose tracking links are to be set in the store (the tracking-page setting). */
+export const storeLinkQueue: QueueDescription = {
+  name: 'store-links',
+  table: 'StoreTrackingLink',
+  lease,
+  due: `q."state" = 'pending' AND q."nextAttemptAt" <= :now`,
+  orderBy: `q."nextAttemptAt" ASC`,
+  dueSince: 'nextAttemptAt',
+  hasUpdatedAt: true,
+};
+
 export const allQueues: readonly QueueDescription[] = [
   deliveryQueue,
   trackerQueue,
   backfillQueue,
   statusPollQueue,
   storeEventQueue,
+  storeLinkQueue,
 ];

@@ -21,6 +21,9 @@ import { appScopes } from '../shopify/api.js';
  *   top-level GraphQL error, as a variable that does not coerce gets), each event is recorded per store
  *   and fulfilment with an id `gid://shopify/FulfillmentEvent/<n>`; a fulfilment the store does not hold
  *   (when the test declared the store's fulfilments) gets userErrors;
+ * - `fulfillmentTrackingInfoUpdate` (scope write_merchant_managed_fulfillment_orders): the input checked
+ *   like the event's (a Fulfillment GID, only FulfillmentTrackingInput's fields, URLs), the tracking info
+ *   recorded per fulfilment (`trackingInfo`); an undeclared fulfilment gets userErrors;
  * - `fulfillment(id) { events(...) { nodes { status happenedAt } } }` (scope read_fulfillments), honouring
  *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`.
  *
@@ -41,7 +44,23 @@ export interface OrdersCall {
 }
 
 export type AdminOperation =
-  'orders' | 'customerOrders' | 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'unknown';
+  | 'orders'
+  | 'customerOrders'
+  | 'fulfillmentEventCreate'
+  | 'fulfillmentEvents'
+  | 'fulfillmentTrackingInfoUpdate'
+  | 'unknown';
+
+/** A fulfilment's tracking info as the fake store holds it after fulfillmentTrackingInfoUpdate. */
+export interface FakeTrackingInfo {
+  company: string | null;
+  numbers: string[];
+  /** As given; null when the update gave none. */
+  urls: string[] | null;
+  notifyCustomer: boolean | null;
+  /** Order of the update in the whole fake, from 1. */
+  sequence: number;
+}
 
 /** An order the fake store holds: the backfill's shape, and whose customer it is. */
 export type FakeOrder = GraphqlOrder & { customerId?: string | null };
@@ -100,7 +119,10 @@ export interface FakeAdminGraphql {
   failEvents(
     shop: string,
     failure: InjectedFailure,
-    options?: { operation?: 'fulfillmentEventCreate' | 'fulfillmentEvents'; times?: number },
+    options?: {
+      operation?: 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'fulfillmentTrackingInfoUpdate';
+      times?: number;
+    },
   ): void;
   /** The scopes an access token was granted (default: the app's scopes). */
   grantScopes(accessToken: string, scopes: string[]): void;
@@ -109,6 +131,8 @@ export interface FakeAdminGraphql {
    * Without a declaration every well-formed Fulfillment GID is taken as known.
    */
   setFulfillments(shop: string, fulfillmentIds: Array<string | number>): void;
+  /** A fulfilment's tracking info as last updated (numeric id or GID); undefined: never updated. */
+  trackingInfo(shop: string, fulfillmentId: string | number): FakeTrackingInfo | undefined;
   /** The events the store holds, in creation order (optionally of one fulfilment, numeric id or GID). */
   events(shop: string, fulfillmentId?: string | number): FakeFulfillmentEvent[];
   pageSize: number;
@@ -146,6 +170,9 @@ const eventInputFields = new Set([
   'estimatedDeliveryAt',
 ]);
 
+/** The fields of FulfillmentTrackingInput. */
+const trackingInputFields = new Set(['number', 'numbers', 'url', 'urls', 'company']);
+
 const fulfillmentGidPattern = /^gid:\/\/shopify\/Fulfillment\/\d+$/;
 const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -161,6 +188,7 @@ function platformTime(date: Date): string {
 
 function operationOf(query: string): AdminOperation {
   if (/\bfulfillmentEventCreate\s*\(/.test(query)) return 'fulfillmentEventCreate';
+  if (/\bfulfillmentTrackingInfoUpdate\s*\(/.test(query)) return 'fulfillmentTrackingInfoUpdate';
   if (/\bfulfillment\s*\(\s*id\s*:/.test(query) && /\bevents\s*\(/.test(query)) return 'fulfillmentEvents';
   if (/orders\(first: 50, after: \$cursor, query: \$query, sortKey: CREATED_AT\)/.test(query))
     return 'orders';
@@ -174,6 +202,8 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   customerOrders: 'read_orders',
   fulfillmentEventCreate: 'write_fulfillments',
   fulfillmentEvents: 'read_fulfillments',
+  // (Or write_assigned_ / write_third_party_fulfillment_orders, which this app does not ask for.)
+  fulfillmentTrackingInfoUpdate: 'write_merchant_managed_fulfillment_orders',
 };
 
 /** A write scope implies its read scope. */
@@ -222,6 +252,7 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
   const scopes = new Map<string, string[]>();
   const fulfillments = new Map<string, Set<string>>();
   const events = new Map<string, FakeFulfillmentEvent[]>();
+  const trackingInfos = new Map<string, FakeTrackingInfo>();
   let sequence = 0;
 
   const fake: FakeAdminGraphql = {
@@ -245,6 +276,7 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     },
     grantScopes: (accessToken, list) => scopes.set(accessToken, [...list]),
     setFulfillments: (shop, ids) => fulfillments.set(shop, new Set(ids.map(toFulfillmentGid))),
+    trackingInfo: (shop, fulfillmentId) => trackingInfos.get(`${shop} ${toFulfillmentGid(fulfillmentId)}`),
     events: (shop, fulfillmentId) =>
       (events.get(shop) ?? []).filter(
         (e) => fulfillmentId === undefined || e.fulfillmentId === toFulfillmentGid(fulfillmentId),
@@ -385,6 +417,87 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
             userErrors: [],
           },
         },
+        extensions: cost(10),
+      },
+      applied: true,
+    };
+  }
+
+  /** fulfillmentTrackingInfoUpdate: the answer body, and whether the tracking info was changed. */
+  function updateTrackingInfo(
+    shop: string,
+    variables: Record<string, unknown>,
+  ): { body: unknown; applied: boolean } {
+    const fulfillmentId = variables.fulfillmentId;
+    if (typeof fulfillmentId !== 'string' || !fulfillmentGidPattern.test(fulfillmentId)) {
+      return {
+        body: invalidVariable(
+          'fulfillmentId',
+          'ID!',
+          fulfillmentId ?? null,
+          [],
+          `Invalid global id '${String(fulfillmentId)}'`,
+        ),
+        applied: false,
+      };
+    }
+    const type = 'FulfillmentTrackingInput!';
+    const input = variables.trackingInfoInput;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      return {
+        body: invalidVariable('trackingInfoInput', type, input ?? null, [], 'Expected value to not be null'),
+        applied: false,
+      };
+    }
+    const fields = input as Record<string, unknown>;
+    const bad = (path: string, explanation: string) => ({
+      body: invalidVariable('trackingInfoInput', type, fields, [path], explanation),
+      applied: false,
+    });
+    for (const key of Object.keys(fields)) {
+      if (!trackingInputFields.has(key)) return bad(key, 'Field is not defined on FulfillmentTrackingInput');
+    }
+    const list = (key: 'numbers' | 'urls'): string[] | null | 'bad' => {
+      const value = fields[key];
+      if (value === undefined || value === null) return null;
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : 'bad';
+    };
+    const numbers = list('numbers');
+    const urls = list('urls');
+    if (numbers === 'bad') return bad('numbers', 'Expected a list of strings');
+    if (urls === 'bad') return bad('urls', 'Expected a list of URLs');
+    const one = (key: 'number' | 'url' | 'company') =>
+      typeof fields[key] === 'string' ? (fields[key] as string) : null;
+    const allUrls = urls ?? (one('url') !== null ? [one('url')!] : null);
+    for (const url of allUrls ?? []) {
+      if (!/^https?:\/\/[^\s/]+/i.test(url)) return bad(urls ? 'urls' : 'url', `Invalid URL '${url}'`);
+    }
+    if (!knownFulfillment(shop, fulfillmentId)) {
+      return {
+        body: {
+          data: {
+            fulfillmentTrackingInfoUpdate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillmentId'], message: 'Fulfillment does not exist.' }],
+            },
+          },
+          extensions: cost(10),
+        },
+        applied: false,
+      };
+    }
+    sequence++;
+    const notify = variables.notifyCustomer;
+    trackingInfos.set(`${shop} ${fulfillmentId}`, {
+      company: one('company'),
+      numbers: numbers ?? (one('number') !== null ? [one('number')!] : []),
+      urls: allUrls,
+      notifyCustomer: typeof notify === 'boolean' ? notify : null,
+      sequence,
+    });
+    return {
+      body: {
+        data: { fulfillmentTrackingInfoUpdate: { fulfillment: { id: fulfillmentId }, userErrors: [] } },
         extensions: cost(10),
       },
       applied: true,
@@ -536,6 +649,16 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     }
     if (operation === 'fulfillmentEvents') {
       res.json(listEvents(shop, query, variables));
+      return;
+    }
+    if (operation === 'fulfillmentTrackingInfoUpdate') {
+      const { body: answer, applied } = updateTrackingInfo(shop, variables);
+      if (injected?.kind === 'applyThenFail' && applied) {
+        if (injected.answer === 'drop') req.socket.destroy();
+        else res.status(500).json({ errors: 'Internal Server Error' });
+        return;
+      }
+      res.json(answer);
       return;
     }
     if (operation === 'customerOrders') {

@@ -14,12 +14,14 @@ import {
   deliveryQueue,
   statusPollQueue,
   storeEventQueue,
+  storeLinkQueue,
   trackerQueue,
 } from '../db/queues.js';
 import { createRateGate } from '../trackers/rate-gate.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { pollStatuses } from '../shipments/poll-statuses.js';
 import { type PostStats, postStoreEvents, type StoreEventsApi } from '../shipments/post-store-events.js';
+import { type LinkStats, sendTrackingLinks, type StoreLinksApi } from '../shipments/tracking-links.js';
 import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
@@ -37,6 +39,8 @@ export interface WorkerDeps {
   fetchOrdersPage?: FetchOrdersPage;
   /** Writes fulfilment events to the stores; without it, queued events wait for a worker that has it. */
   storeEvents?: StoreEventsApi;
+  /** Sets fulfilments' tracking links in the stores (the tracking-page setting); likewise optional. */
+  storeLinks?: StoreLinksApi;
 }
 
 export interface WorkerOptions {
@@ -71,6 +75,7 @@ export interface PassCounts {
   backfills: number;
   polled: number;
   storeEvents: number;
+  storeLinks: number;
 }
 
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
@@ -97,6 +102,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     backfills: hold(backfillQueue),
     polls: hold(statusPollQueue),
     storeEvents: hold(storeEventQueue),
+    storeLinks: hold(storeLinkQueue),
   };
   reconcilerDeps.leases = leases.trackers;
   reconcilerDeps.rateGate = createRateGate(options.concurrency);
@@ -132,7 +138,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   }
 
   /** Status reads and store writes: the least urgent work. */
-  async function statusStep(): Promise<{ polled: number; storeEvents: number }> {
+  async function statusStep(): Promise<{ polled: number; storeEvents: number; storeLinks: number }> {
     const polls = await pollStatuses(
       {
         prisma: deps.prisma,
@@ -162,14 +168,26 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
           50,
         )
       : null;
-    return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0 };
+    const links: LinkStats | null = deps.storeLinks
+      ? await sendTrackingLinks(
+          {
+            prisma: deps.prisma,
+            api: deps.storeLinks,
+            logger: deps.logger,
+            owner: deps.owner,
+            leases: leases.storeLinks,
+          },
+          50,
+        )
+      : null;
+    return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0, storeLinks: links?.claimed ?? 0 };
   }
 
   async function runOnce(): Promise<PassCounts> {
     const { deliveries, backfills } = await desiredStateStep();
     const trackers = await trackersStep();
-    const { polled, storeEvents } = await statusStep();
-    return { deliveries, trackers, backfills, polled, storeEvents };
+    const { polled, storeEvents, storeLinks } = await statusStep();
+    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks };
   }
 
   async function periodic(): Promise<void> {
@@ -223,7 +241,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       loop('trackers', async () => (await trackersStep()) > 0),
       loop('status', async () => {
         const done = await statusStep();
-        return done.polled + done.storeEvents > 0;
+        return done.polled + done.storeEvents + done.storeLinks > 0;
       }),
     ]);
     deps.logger.info({ owner: deps.owner }, 'worker stopped');

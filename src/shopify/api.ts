@@ -5,11 +5,17 @@ import type { SessionStorage } from '@shopify/shopify-app-session-storage';
 import type { Logger } from '../logger.js';
 
 /**
- * What the app asks of the store: read orders and fulfilments, write fulfilment events (issue: status
- * back). The one list: the OAuth request, the token exchange and shopify.app.toml (checked by a test)
- * all say the same.
+ * What the app asks of the store: read orders and fulfilments, write fulfilment events (statuses back),
+ * and set fulfilments' tracking links (the tracking-page setting: fulfillmentTrackingInfoUpdate needs
+ * write_merchant_managed_fulfillment_orders). The one list: the OAuth request, the token exchange and
+ * shopify.app.toml (checked by a test) all say the same.
  */
-export const appScopes = ['read_orders', 'read_fulfillments', 'write_fulfillments'];
+export const appScopes = [
+  'read_orders',
+  'read_fulfillments',
+  'write_fulfillments',
+  'write_merchant_managed_fulfillment_orders',
+];
 
 export const adminApiVersion = ApiVersion.October26;
 

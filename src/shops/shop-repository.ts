@@ -2,6 +2,8 @@ import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js
 import type { Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
+import { queueLinksForSetting } from '../shipments/tracking-links.js';
+import { lockShop } from '../trackers/desired-state.js';
 
 export type { Shop };
 
@@ -23,6 +25,8 @@ export interface ShopSettings {
   showOrderDelivered: boolean;
   /** A shipment with no new event for this many days (1 to 90) is listed as late. */
   staleAfterDays: number;
+  /** "Send customers to the store's tracking page": fulfilments' tracking links point at /apps/track. */
+  linkToTrackingPage: boolean;
 }
 
 /** A shop as shown to operators and the page: never the key itself, only whether one is stored. */
@@ -51,6 +55,7 @@ export function viewOf(shop: Shop): ShopView {
       postFulfillmentEvents: shop.postFulfillmentEvents,
       showOrderDelivered: shop.showOrderDelivered,
       staleAfterDays: shop.staleAfterDays,
+      linkToTrackingPage: shop.linkToTrackingPage,
     },
     trackersBalance: shop.trackersBalance,
     userPlan: shop.userPlan,
@@ -172,8 +177,21 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       if (Object.keys(data).length > 0) await prisma.shop.update({ where: { id: shopId }, data });
     },
 
+    /**
+     * Changes settings. Turning the tracking-page links on or off queues the fulfilments whose links change,
+     * in the same transaction and under the shop's lock, so a fulfilment arriving meanwhile is either seen
+     * here or sees the new setting itself.
+     */
     async updateSettings(shopId: string, settings: Partial<ShopSettings>): Promise<Shop> {
-      return prisma.shop.update({ where: { id: shopId }, data: settings });
+      if (settings.linkToTrackingPage === undefined)
+        return prisma.shop.update({ where: { id: shopId }, data: settings });
+      const on = settings.linkToTrackingPage;
+      return prisma.$transaction(async (tx) => {
+        const before = await lockShop(tx, shopId);
+        const updated = await tx.shop.update({ where: { id: shopId }, data: settings });
+        if (before.linkToTrackingPage !== on) await queueLinksForSetting(tx, shopId, on);
+        return updated;
+      });
     },
   };
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
+import { isStoreTrackingUrl, queueLinksForNewFulfillments } from '../shipments/tracking-links.js';
 import { insertRows } from '../db/insert-rows.js';
 import { customerEmailHash } from '../proxy/email-hash.js';
 import type { Shop } from '../generated/sqlite/client.js';
@@ -37,7 +38,7 @@ export async function applyNewFulfillments(
 ): Promise<Map<number, ApplyOutcome>> {
   const applied = new Map<number, ApplyOutcome>();
   if (fulfillments.length === 0) return applied;
-  await lockShop(tx, shop.id);
+  const locked = await lockShop(tx, shop.id);
 
   const seenFulfilments = new Map<string, number>();
   for (const f of fulfillments)
@@ -129,7 +130,9 @@ export async function applyNewFulfillments(
         ...ofFulfilment,
         trackingNumber: n.trackingNumber,
         fulfillmentName: f.fulfillmentName,
-        trackingUrl: f.trackingUrls[n.trackingNumber] ?? null,
+        trackingUrl: isStoreTrackingUrl(shop.domain, f.trackingUrls[n.trackingNumber])
+          ? null
+          : (f.trackingUrls[n.trackingNumber] ?? null),
         carrierName: f.carrierName,
         carrierKey,
         postalCode: f.postalCode,
@@ -143,5 +146,10 @@ export async function applyNewFulfillments(
   await insertRows(tx, 'Fulfillment', fulfillmentRows);
   await insertRows(tx, 'Tracker', trackerRows);
   await insertRows(tx, 'TrackingLine', lineRows);
+  await queueLinksForNewFulfillments(
+    tx,
+    { ...shop, ...locked },
+    candidates.filter((p) => applied.has(p.index)).map((p) => fulfillments[p.index]!),
+  );
   return applied;
 }

@@ -3,6 +3,7 @@ import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js'
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import { customerEmailHash } from '../proxy/email-hash.js';
+import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
 
@@ -51,7 +52,7 @@ export async function applyFulfillment(
   fulfillment: FulfillmentPayload,
   match: MatchContext,
 ): Promise<ApplyOutcome> {
-  await lockShop(tx, shop.id);
+  const locked = await lockShop(tx, shop.id);
   const key = { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } };
   const existing = await tx.fulfillment.findUnique({ where: key });
   const cancelled = isCancelledStatus(fulfillment.status);
@@ -132,6 +133,10 @@ export async function applyFulfillment(
     postalCode: fulfillment.postalCode,
     destinationCountry: fulfillment.destinationCountry,
   };
+  const carrierUrl = (n: string) => {
+    const url = fulfillment.trackingUrls[n] ?? null;
+    return isStoreTrackingUrl(shop.domain, url) ? null : url;
+  };
   const byNumber = new Map(lines.map((l) => [l.trackingNumber, l]));
   const fresh = fulfillment.trackingNumbers.filter((n) => !byNumber.has(n));
   const again = fulfillment.trackingNumbers.flatMap((n) => byNumber.get(n) ?? []);
@@ -180,7 +185,7 @@ export async function applyFulfillment(
       shopId: shop.id,
       fulfillmentId: fulfillment.fulfillmentId,
       trackingNumber,
-      trackingUrl: fulfillment.trackingUrls[trackingNumber] ?? null,
+      trackingUrl: carrierUrl(trackingNumber),
       active,
       trackerId: trackerIds.get(trackingNumber) ?? null,
       ...details,
@@ -199,9 +204,11 @@ export async function applyFulfillment(
       });
     if (dormant.length > 0)
       await tx.trackingLine.updateMany({ where: { id: { in: dormant } }, data: details });
-    // A tracking page the store now gives (or no longer gives): one statement per changed line only.
+    // A tracking page the store now gives (or no longer gives): one statement per changed line only. The
+    // store's own page, set by this app, is not the carrier's: the carrier's link is kept.
     for (const line of again) {
-      const trackingUrl = fulfillment.trackingUrls[line.trackingNumber] ?? null;
+      if (isStoreTrackingUrl(shop.domain, fulfillment.trackingUrls[line.trackingNumber])) continue;
+      const trackingUrl = carrierUrl(line.trackingNumber);
       if (line.trackingUrl !== trackingUrl)
         await tx.trackingLine.update({ where: { id: line.id }, data: { trackingUrl }, select: { id: true } });
     }
@@ -213,6 +220,7 @@ export async function applyFulfillment(
     await pointLinesAtTrackers(tx, again, trackerIds);
   }
   await recompute(tx, touched);
+  await queueLinkForFulfillment(tx, { ...shop, ...locked }, fulfillment);
   const waiting = slug ? 0 : fresh.length * (active ? 1 : 0) + again.filter((l) => l.active || active).length;
   return { kind: 'applied', trackersTouched: touched.size + created.size, linesWaitingForCarrier: waiting };
 }
@@ -272,8 +280,14 @@ export async function remapLines(
  * wrote. Without it two workers could each read the state from before the other's change, and an older
  * update (or a fulfilment racing its order's cancellation) could win.
  */
-export async function lockShop(tx: Tx, shopId: string): Promise<void> {
-  await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
+export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTrackingPage: boolean }> {
+  // What it returns is read under the lock: a setting changed meanwhile (in its own locked transaction)
+  // is seen here.
+  return tx.shop.update({
+    where: { id: shopId },
+    data: { updatedAt: new Date() },
+    select: { linkToTrackingPage: true },
+  });
 }
 
 /** Why a line stopped being wanted (shown on the page: "Order cancelled — tracker removed"). */

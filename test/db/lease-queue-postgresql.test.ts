@@ -155,6 +155,9 @@ describe('claims on PostgreSQL', () => {
           nextAttemptAt: past,
         },
       });
+      await db.prisma.storeTrackingLink.create({
+        data: { shopId: shop.id, fulfillmentId: `f${i}`, wanted: 'store', nextAttemptAt: past },
+      });
     }
     for (let i = 0; i < 40; i++) {
       const other = await createShop(db.prisma, { domain: `every-queue-${i}.myshopify.com` });

@@ -85,7 +85,14 @@ describe('GET /metrics', () => {
       sample(text, 'tracksync_tracking_service_call_seconds_count', { operation: 'create' }) ?? 0,
     ).toBeGreaterThanOrEqual(3);
     expect(sample(text, 'tracksync_trackers', { sync_state: 'synced' }) ?? 0).toBeGreaterThanOrEqual(3);
-    for (const queue of ['deliveries', 'trackers', 'backfills', 'status-polls', 'store-events']) {
+    for (const queue of [
+      'deliveries',
+      'trackers',
+      'backfills',
+      'status-polls',
+      'store-events',
+      'store-links',
+    ]) {
       expect(sample(text, 'tracksync_queue_due', { queue }), queue).toBe(0);
       expect(sample(text, 'tracksync_queue_oldest_due_seconds', { queue }), queue).toBe(0);
     }

@@ -48,16 +48,21 @@ function pageUrl(params: Record<string, string>): string {
 }
 
 describe('OAuth install (/api/auth)', () => {
-  it('begin redirects to the store’s consent screen with the three scopes and our callback', async () => {
+  it('begin redirects to the store’s consent screen with the app’s scopes and our callback', async () => {
     const res = await request(web.app).get(`/api/auth?shop=${SHOP}`);
     expect(res.status).toBe(302);
     const location = new URL(res.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(`https://${SHOP}/admin/oauth/authorize`);
     expect(location.searchParams.get('client_id')).toBe(API_KEY);
-    // The library writes the scopes compressed (write_fulfillments implies read_fulfillments): the
-    // three are asked for, as the store's consent screen lists them.
+    // The library writes the scopes compressed (write_fulfillments implies read_fulfillments): all
+    // are asked for, as the store's consent screen lists them.
     const asked = new AuthScopes(location.searchParams.get('scope') ?? '');
-    expect(appScopes).toEqual(['read_orders', 'read_fulfillments', 'write_fulfillments']);
+    expect(appScopes).toEqual([
+      'read_orders',
+      'read_fulfillments',
+      'write_fulfillments',
+      'write_merchant_managed_fulfillment_orders',
+    ]);
     for (const scope of appScopes) expect(asked.has(scope)).toBe(true);
     expect(asked.equals(appScopes)).toBe(true);
     expect(location.searchParams.get('redirect_uri')).toBe(`${APP_URL}/api/auth/callback`);

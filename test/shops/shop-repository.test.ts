@@ -194,6 +194,7 @@ describe('recordAccount and settings', () => {
       postFulfillmentEvents: true,
       showOrderDelivered: true,
       staleAfterDays: 5,
+      linkToTrackingPage: false,
     });
     const updated = await shops.updateSettings(shop.id, {
       orderIdSource: 'name',
@@ -208,6 +209,7 @@ describe('recordAccount and settings', () => {
       postFulfillmentEvents: true,
       showOrderDelivered: false,
       staleAfterDays: 9,
+      linkToTrackingPage: false,
     });
   });
 

@@ -31,8 +31,42 @@ export interface HealthItem {
 export interface Overview extends ShopOverview {
   setup: { done: boolean; steps: SetupStep[] };
   health: HealthItem[];
-  /** The shoppers' tracking page in the store, and how many lookups it answered. */
-  trackingPage: { url: string; lookups: number };
+  /** The shoppers' tracking page in the store, how many lookups it answered, and the links to it. */
+  trackingPage: { url: string; lookups: number; links: TrackingLinks };
+}
+
+/** The tracking-page links setting's progress: fulfilments set, waiting, refused (with the latest reason). */
+export interface TrackingLinks {
+  on: boolean;
+  set: number;
+  waiting: number;
+  failed: number;
+  /** The store's latest refusal or retry reason, as it said it. */
+  problem: string | null;
+}
+
+async function trackingLinks(prisma: DatabaseClient, shopId: string, on: boolean): Promise<TrackingLinks> {
+  const wanted = on ? 'store' : 'carrier';
+  const [groups, problem] = await Promise.all([
+    prisma.storeTrackingLink.groupBy({
+      by: ['state'],
+      where: { shopId, wanted },
+      _count: { _all: true },
+    }),
+    prisma.storeTrackingLink.findFirst({
+      where: { shopId, wanted, error: { not: null }, state: { in: ['pending', 'failed'] } },
+      orderBy: { updatedAt: 'desc' },
+      select: { error: true },
+    }),
+  ]);
+  const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
+  return {
+    on,
+    set: count('sent'),
+    waiting: count('pending'),
+    failed: count('failed'),
+    problem: problem?.error ?? null,
+  };
 }
 
 type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
@@ -117,6 +151,10 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
     ...shop,
     setup: { done: steps.every((s) => s.done), steps },
     health,
-    trackingPage: { url: `https://${current.domain}${storeProxyPath}`, lookups: current.trackingPageLookups },
+    trackingPage: {
+      url: `https://${current.domain}${storeProxyPath}`,
+      lookups: current.trackingPageLookups,
+      links: await trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+    },
   };
 }

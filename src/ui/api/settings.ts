@@ -15,6 +15,7 @@ export const settingsBody = z
     orderIdSource: z.enum(['id', 'name'], { error: 'orderIdSource must be "id" or "name"' }),
     postFulfillmentEvents: onOff('postFulfillmentEvents'),
     showOrderDelivered: onOff('showOrderDelivered'),
+    linkToTrackingPage: onOff('linkToTrackingPage'),
     // One issue, whichever check fails first (a refused value is refused for one reason).
     staleAfterDays: z
       .number({ error: staleAfterDaysMessage })
@@ -33,6 +34,7 @@ const settingKeys = [
   'postFulfillmentEvents',
   'showOrderDelivered',
   'staleAfterDays',
+  'linkToTrackingPage',
 ] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;
 
 /** Changes any of the shop's settings; the others stay as they are. */

@@ -41,7 +41,40 @@ describe('GET /overview', () => {
     ]);
     expect(overview.health.every((h) => h.count === 0 && h.tone === 'success')).toBe(true);
     expect(overview.connection).toMatchObject({ hasApiKey: false, paused: { reason: 'not_connected' } });
-    expect(overview.trackingPage).toEqual({ url: `https://${domain}/apps/track`, lookups: 0 });
+    expect(overview.trackingPage).toEqual({
+      url: `https://${domain}/apps/track`,
+      lookups: 0,
+      links: { on: false, set: 0, waiting: 0, failed: 0, problem: null },
+    });
+  });
+
+  it('says how far the tracking-page links are set, with the store’s latest reason', async () => {
+    const domain = `${uniqueName('links')}.myshopify.com`;
+    await api.as(domain).get('/shop');
+    const { id: shopId } = await prisma.shop.update({
+      where: { domain },
+      data: { linkToTrackingPage: true },
+    });
+    const row = (fulfillmentId: string, state: string, extra: object = {}) =>
+      prisma.storeTrackingLink.create({
+        data: { shopId, fulfillmentId, wanted: 'store', state, ...extra },
+      });
+    await row('1', 'sent', { applied: 'store' });
+    await row('2', 'sent', { applied: 'store' });
+    // Not due for an hour: the app's worker leaves it as it is.
+    await row('3', 'pending', { error: 'Throttled', nextAttemptAt: new Date(Date.now() + 3_600_000) });
+    await row('4', 'failed', { error: 'Fulfillment does not exist.' });
+    // A row from when the setting was off does not count.
+    await prisma.storeTrackingLink.create({
+      data: { shopId, fulfillmentId: '5', wanted: 'carrier', state: 'failed', error: 'old' },
+    });
+    expect((await overviewOf(domain)).trackingPage.links).toEqual({
+      on: true,
+      set: 2,
+      waiting: 1,
+      failed: 1,
+      problem: 'Fulfillment does not exist.',
+    });
   });
 
   it('counts each problem by the list it links to', async () => {

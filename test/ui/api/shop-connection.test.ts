@@ -23,6 +23,7 @@ const defaults = {
   postFulfillmentEvents: true,
   showOrderDelivered: true,
   staleAfterDays: 5,
+  linkToTrackingPage: false,
 };
 
 describe('the session', () => {
@@ -250,6 +251,43 @@ describe('PUT /settings', () => {
     expect(back.body.settings).toEqual({ ...expected, showOrderDelivered: true, staleAfterDays: 90 });
   });
 
+  it('turning the tracking-page links on queues the shop’s tracked fulfilments; off queues them back', async () => {
+    const domain = domainOf('settings-links');
+    await api.as(domain).get('/shop');
+    const prisma = api.app.database.prisma;
+    const { id: shopId } = await prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const line = (fulfillmentId: string, trackingNumber: string, extra: object = {}) =>
+      prisma.trackingLine.create({
+        data: { shopId, fulfillmentId, orderId: '1', trackingNumber, carrierName: 'UPS', ...extra },
+      });
+    await line('f1', 'N1');
+    await line('f1', 'N2');
+    await line('f2', 'N3');
+    await line('f3', 'N4', { active: false });
+    await line('f4', 'N5', { createdAt: new Date(Date.now() - 120 * 24 * 3_600_000) });
+    const links = () =>
+      prisma.storeTrackingLink.findMany({ where: { shopId }, orderBy: { fulfillmentId: 'asc' } });
+
+    const on = await api.as(domain).put('/settings', { linkToTrackingPage: true });
+    expect(on.body.settings).toEqual({ ...defaults, linkToTrackingPage: true });
+    expect((await links()).map((l) => [l.fulfillmentId, l.wanted, l.state])).toEqual([
+      ['f1', 'store', 'pending'],
+      ['f2', 'store', 'pending'],
+    ]);
+    // Saving it on again (the page saves every field) queues nothing twice.
+    await api.as(domain).put('/settings', { linkToTrackingPage: true, staleAfterDays: 6 });
+    expect(await links()).toHaveLength(2);
+
+    const off = await api.as(domain).put('/settings', { linkToTrackingPage: false });
+    expect(off.body.settings.linkToTrackingPage).toBe(false);
+    expect((await links()).map((l) => l.wanted)).toEqual(['carrier', 'carrier']);
+    // The store never got the store's links (no offline session here): the app's worker closes both
+    // without a call, as there is nothing to put back.
+    await waitFor('both closed', async () =>
+      (await links()).every((l) => l.state === 'sent' && l.applied === null),
+    );
+  });
+
   it('refuses wrong types, unknown values and unknown fields with field issues', async () => {
     const domain = domainOf('settings-bad');
     for (const [body, field] of [
@@ -258,6 +296,7 @@ describe('PUT /settings', () => {
       [{ deleteOnCancel: null }, 'deleteOnCancel'],
       [{ postFulfillmentEvents: 'false' }, 'postFulfillmentEvents'],
       [{ showOrderDelivered: 1 }, 'showOrderDelivered'],
+      [{ linkToTrackingPage: 'on' }, 'linkToTrackingPage'],
     ] as const) {
       const res = await api.as(domain).put('/settings', body);
       expect(res.status).toBe(400);

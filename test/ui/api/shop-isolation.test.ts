@@ -170,6 +170,7 @@ describe("writes with shop A's identity never change B", () => {
       postFulfillmentEvents: true,
       showOrderDelivered: true,
       staleAfterDays: 5,
+      linkToTrackingPage: false,
     });
   });
 

@@ -81,8 +81,13 @@ describe('a new store', () => {
     await guide.getByRole('link', { name: 'Connect your tracking service account' }).waitFor();
     expect(await page.locator('s-badge', { hasText: 'Not syncing' }).count()).toBe(1);
     const trackingPage = page.locator('s-section[heading="Tracking page for your customers"]');
-    expect(await trackingPage.locator('s-link').getAttribute('href')).toBe(`https://${domain}/apps/track`);
+    expect(await trackingPage.locator('s-link').first().getAttribute('href')).toBe(
+      `https://${domain}/apps/track`,
+    );
     expect(await page.getByTestId('tracking-page-lookups').innerText()).toBe('0 lookups answered so far.');
+    expect(await page.getByTestId('tracking-links').innerText()).toContain(
+      'Shipping emails link to the carriers’ sites.',
+    );
     await screenshotBothWidths(page, 'overview-setup');
     expectVitals('overview (new store)', await readVitals(page), (ok, why) => expect(ok, why).toBe(true));
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { browserSuite } from '../../helpers/browser-suite.js';
 import { TEST_SECRET, waitFor } from '../../helpers/app.js';
 import {
@@ -13,6 +13,7 @@ import {
   type TestPage,
   toasts,
 } from '../../helpers/browser.js';
+import { startFakeAdminGraphql } from '../../helpers/fake-admin-graphql.js';
 import { addShop, variant } from '../../helpers/scenario.js';
 import { deliver, fixture } from '../../helpers/webhooks.js';
 
@@ -173,6 +174,45 @@ describe('behaviour', () => {
     expect(await page.getByLabel('Days without a scan before a shipment counts as late').inputValue()).toBe(
       '9',
     );
+  });
+
+  it('sending customers to the store’s tracking page: saved, and the Overview says how far the links are', async () => {
+    const domain = `links-${randomBytes(3).toString('hex')}.myshopify.com`;
+    const fake = await startFakeAdminGraphql();
+    onTestFinished(() => fake.close());
+    const { page } = await settingsFor(domain, '?section=behaviour');
+    const { id: shopId } = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    await suite.app.database.prisma.trackingLine.create({
+      data: {
+        shopId,
+        fulfillmentId: '77001',
+        orderId: '1',
+        trackingNumber: '1ZLINKS0001',
+        carrierName: 'UPS',
+      },
+    });
+    const links = page.getByLabel("Send customers to the store's tracking page");
+    expect(await links.isChecked()).toBe(false);
+    await links.check();
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await saveBarShown(page).waitFor({ state: 'detached' });
+    expect((await toasts(page)).at(-1)).toEqual({ message: 'Settings saved', isError: false });
+    expect(await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } })).toMatchObject({
+      linkToTrackingPage: true,
+    });
+    expect(await suite.app.database.prisma.storeTrackingLink.count({ where: { shopId } })).toBe(1);
+
+    // The app's worker sets the fulfilment's links in the (fake) store.
+    await waitFor('the link set in the store', async () => fake.trackingInfo(domain, '77001') !== undefined);
+    expect(fake.trackingInfo(domain, '77001')?.urls).toEqual([
+      `https://${domain}/apps/track?tracking=1ZLINKS0001`,
+    ]);
+
+    await page.locator('s-app-nav').getByRole('link', { name: 'Overview' }).click();
+    const status = page.getByTestId('tracking-links');
+    await status.waitFor();
+    expect(await status.innerText()).toBe('Shipping emails link to this page: 1 fulfilment updated.');
+    await screenshotBothWidths(page, 'overview-tracking-links');
   });
 
   it('while the session is expired the forms are disabled, with one banner; Try again enables them', async () => {

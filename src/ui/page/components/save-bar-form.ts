@@ -34,8 +34,21 @@ export function hasUnsavedChanges(): boolean {
   return [...openForms].some((f) => f.form.isConnected && f.isDirty());
 }
 
+/** Equal as JSON, whatever order an object's keys come in (the form's and the API's may differ). */
+function sameValues(a: unknown, b: unknown): boolean {
+  const sorted = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([x], [y]) => (x < y ? -1 : 1))
+            .map(([k, v]) => [k, sorted(v)]),
+        )
+      : value;
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}
+
 export function saveBarForm<V>(options: SaveBarFormOptions<V>): SaveBarForm<V> {
-  const equal = options.equal ?? ((a: V, b: V) => JSON.stringify(a) === JSON.stringify(b));
+  const equal = options.equal ?? ((a: V, b: V) => sameValues(a, b));
   let saved: V | null = null;
   let showing = false;
   let saving = false;

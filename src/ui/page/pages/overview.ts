@@ -73,10 +73,38 @@ export const overviewPage: PageModule = (context) => {
           { color: 'subdued', data: { testid: 'tracking-page-lookups' } },
           `${plural(overview.trackingPage.lookups, 'lookup')} answered so far.`,
         ),
+        trackingLinksStatus(overview.trackingPage.links),
       );
     } catch (error) {
       replace(healthSection, loadFailure('The overview could not be loaded', error));
     }
+  }
+
+  /** Where the store's shipping emails send customers, and how far the links are set. */
+  function trackingLinksStatus(links: Overview['trackingPage']['links']): HTMLElement {
+    if (!links.on)
+      return h(
+        's-paragraph',
+        { data: { testid: 'tracking-links' } },
+        'Shipping emails link to the carriers’ sites. ',
+        h(
+          's-link',
+          { href: pageHref('settings', { section: 'behaviour' }) },
+          'Send customers to this page instead',
+        ),
+        '.',
+      );
+    const parts = [`Shipping emails link to this page: ${plural(links.set, 'fulfilment')} updated`];
+    if (links.waiting > 0) parts.push(`${formatCount(links.waiting)} waiting`);
+    if (links.failed > 0) parts.push(`${formatCount(links.failed)} could not be updated`);
+    return h(
+      's-stack',
+      { gap: 'small-200', data: { testid: 'tracking-links' } },
+      h('s-paragraph', null, `${parts.join(', ')}.`),
+      links.problem && (links.failed > 0 || links.waiting > 0)
+        ? h('s-banner', { tone: links.failed > 0 ? 'warning' : 'info' }, `The store said: ${links.problem}`)
+        : null,
+    );
   }
 
   function setupGuide(overview: Overview): HTMLElement {

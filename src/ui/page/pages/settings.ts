@@ -23,6 +23,7 @@ export const settingsPage: PageModule = (context) => {
   const behaviourSection = h('s-section', { heading: 'Behaviour' }, spinner('settings'));
   const carriersSection = h('s-section', { heading: 'Carrier mapping' }, spinner('carriers'));
   connectionSection.id = 'connection';
+  behaviourSection.id = 'behaviour';
   carriersSection.id = 'carriers';
 
   /* ---------------------------------------------------------------- connection */
@@ -123,6 +124,11 @@ export const settingsPage: PageModule = (context) => {
   const showOrderDelivered = h('s-checkbox', {
     label: 'Mark an order delivered when all its parcels are',
   });
+  const linkToTrackingPage = h('s-checkbox', {
+    label: "Send customers to the store's tracking page",
+    details:
+      'Shipping emails and the order status page link to your store’s tracking page instead of the carrier’s site (fulfilments of the last 90 days and every new one). Turning it off puts the carriers’ links back.',
+  });
   const staleAfterDays = h('s-number-field', {
     label: 'Days without a scan before a shipment counts as late',
     min: 1,
@@ -137,6 +143,7 @@ export const settingsPage: PageModule = (context) => {
       orderIdSource,
       postFulfillmentEvents,
       showOrderDelivered,
+      linkToTrackingPage,
       staleAfterDays,
     ],
     read: () => ({
@@ -145,6 +152,7 @@ export const settingsPage: PageModule = (context) => {
       orderIdSource: orderIdSource.values[0] === 'name' ? 'name' : 'id',
       postFulfillmentEvents: postFulfillmentEvents.checked,
       showOrderDelivered: showOrderDelivered.checked,
+      linkToTrackingPage: linkToTrackingPage.checked,
       staleAfterDays: Number(staleAfterDays.value),
     }),
     write: (v) => {
@@ -153,6 +161,7 @@ export const settingsPage: PageModule = (context) => {
       orderIdSource.values = [v.orderIdSource];
       postFulfillmentEvents.checked = v.postFulfillmentEvents;
       showOrderDelivered.checked = v.showOrderDelivered;
+      linkToTrackingPage.checked = v.linkToTrackingPage;
       staleAfterDays.value = String(v.staleAfterDays);
       staleAfterDays.error = '';
     },
@@ -402,7 +411,7 @@ export const settingsPage: PageModule = (context) => {
     await carriersLoaded;
     element.append(carriersSection);
     const section = context.params.get('section');
-    if (section === 'connection' || section === 'carriers') {
+    if (section === 'connection' || section === 'behaviour' || section === 'carriers') {
       document.getElementById(section)?.scrollIntoView({ block: 'start' });
     }
   });

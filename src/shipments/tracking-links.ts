@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseClient, Tx } from '../db/client.js';
+import { insertRows } from '../db/insert-rows.js';
+import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { storeLinkQueue } from '../db/queues.js';
+import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
+import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
+import type { Logger } from '../logger.js';
+import type { StoreCallResult } from './post-store-events.js';
+
+/**
+ * "Send customers to the store's tracking page": while the setting is on, every tracked fulfilment's
+ * tracking links point at the store's own page (`https://<shop>/apps/track?tracking=<number>`), so the
+ * platform's shipping emails and order status page send shoppers to the store rather than the carrier;
+ * turned off, the carrier's links (as the store first sent them) are put back.
+ *
+ * One row per fulfilment (StoreTrackingLink) says which links it should carry (`wanted`) and what this app
+ * last set (`applied`); a worker sets them with the Admin API's `fulfillmentTrackingInfoUpdate` (number and
+ * company kept, no customer notification). Setting the same links again changes nothing, so a retry after
+ * a lost answer is harmless: no write-ahead mark is needed, unlike fulfilment events.
+ */
+
+/** The store's address of the shoppers' page (shopify.app.toml [app_proxy] prefix/subpath). */
+export const storeTrackingPath = '/apps/track';
+
+/** Turning the setting on changes the fulfilments of the last this many days (older ones were delivered). */
+export const linkRecentDays = 90;
+
+export function storeTrackingUrl(shopDomain: string, trackingNumber: string): string {
+  return `https://${shopDomain}${storeTrackingPath}?tracking=${encodeURIComponent(trackingNumber)}`;
+}
+
+/** Whether a link is one this app set (the store's page): never kept as "the carrier's link". */
+export function isStoreTrackingUrl(shopDomain: string, url: string | null | undefined): boolean {
+  if (!url) return false;
+  try {
+    const parsed = new URL(url);
+    return parsed.host.toLowerCase() === shopDomain.toLowerCase() && parsed.pathname === storeTrackingPath;
+  } catch {
+    return false;
+  }
+}
+
+/** What is sent to the store for one fulfilment. */
+export interface TrackingInfoInput {
+  fulfillmentId: string;
+  company: string | null;
+  numbers: string[];
+  /** One per number; null: none given (the platform makes the links of carriers it knows). */
+  urls: string[] | null;
+}
+
+/** The store's side, as a port: src/shopify/tracking-info.ts implements it over Admin GraphQL. */
+export interface StoreLinksApi {
+  update(shopDomain: string, input: TrackingInfoInput): Promise<StoreCallResult<void>>;
+}
+
+const pendingNow = (now: Date) => ({ state: 'pending', attempts: 0, nextAttemptAt: now, error: null });
+
+/**
+ * The setting was turned on or off: queues the fulfilments whose links change. On: every fulfilment with
+ * a tracked parcel of the last `linkRecentDays` days (and any failed before) wants the store's links. Off:
+ * every fulfilment that wanted them wants the carrier's back (one that never got the store's links is
+ * closed without a call). Returns how many fulfilments were queued.
+ */
+export async function queueLinksForSetting(
+  prisma: DatabaseClient | Tx,
+  shopId: string,
+  on: boolean,
+  now: Date = new Date(),
+): Promise<number> {
+  if (!on) {
+    const { count } = await prisma.storeTrackingLink.updateMany({
+      where: { shopId, wanted: 'store' },
+      data: { wanted: 'carrier', ...pendingNow(now) },
+    });
+    return count;
+  }
+  const since = new Date(now.getTime() - linkRecentDays * 24 * 3_600_000);
+  const fulfilments = await prisma.trackingLine.findMany({
+    where: { shopId, active: true, createdAt: { gte: since } },
+    select: { fulfillmentId: true },
+    distinct: ['fulfillmentId'],
+  });
+  const inserted = await insertRows(
+    prisma,
+    'StoreTrackingLink',
+    fulfilments.map((f) => ({
+      id: randomUUID(),
+      shopId,
+      fulfillmentId: f.fulfillmentId,
+      wanted: 'store',
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })),
+    { skipConflictsOn: ['shopId', 'fulfillmentId'] },
+  );
+  const { count } = await prisma.storeTrackingLink.updateMany({
+    where: { shopId, OR: [{ wanted: 'carrier' }, { state: 'failed' }] },
+    data: { wanted: 'store', ...pendingNow(now) },
+  });
+  return inserted.length + count;
+}
+
+type LinkShop = Pick<Shop, 'id' | 'domain' | 'linkToTrackingPage'>;
+type LinkFulfillment = {
+  fulfillmentId: string;
+  trackingNumbers: string[];
+  trackingUrls: Record<string, string>;
+};
+
+function needsStoreLinks(shop: LinkShop, fulfillment: LinkFulfillment): boolean {
+  return (
+    shop.linkToTrackingPage &&
+    fulfillment.trackingNumbers.some((n) => fulfillment.trackingUrls[n] !== storeTrackingUrl(shop.domain, n))
+  );
+}
+
+/** The same for a batch of new fulfilments (the bulk intake path): one statement. */
+export async function queueLinksForNewFulfillments(
+  tx: Tx,
+  shop: LinkShop,
+  fulfillments: readonly LinkFulfillment[],
+): Promise<void> {
+  const now = new Date();
+  await insertRows(
+    tx,
+    'StoreTrackingLink',
+    fulfillments
+      .filter((f) => needsStoreLinks(shop, f))
+      .map((f) => ({
+        id: randomUUID(),
+        shopId: shop.id,
+        fulfillmentId: f.fulfillmentId,
+        wanted: 'store',
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    { skipConflictsOn: ['shopId', 'fulfillmentId'] },
+  );
+}
+
+/**
+ * Intake of a fulfilment while the setting is on: queued when any of its links is not the store's page
+ * (a new fulfilment, or a number corrected). The update the store sends after this app set the links
+ * carries the store's links already, so it queues nothing: no loop.
+ */
+export async function queueLinkForFulfillment(
+  tx: Tx,
+  shop: LinkShop,
+  fulfillment: LinkFulfillment,
+): Promise<void> {
+  if (!needsStoreLinks(shop, fulfillment)) return;
+  const now = new Date();
+  await tx.storeTrackingLink.upsert({
+    where: { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } },
+    create: {
+      shopId: shop.id,
+      fulfillmentId: fulfillment.fulfillmentId,
+      wanted: 'store',
+      nextAttemptAt: now,
+    },
+    update: { wanted: 'store', ...pendingNow(now) },
+    select: { id: true },
+  });
+}
+
+export interface LinkDeps {
+  prisma: DatabaseClient;
+  api: StoreLinksApi;
+  logger: Logger;
+  owner: string;
+  /** The worker's hold on the queue (renewed while it works); without it, one per pass. */
+  leases?: LeaseHolder;
+  leaseMs?: number;
+  maxAttempts?: number;
+  now?: () => Date;
+}
+
+export interface LinkStats {
+  claimed: number;
+  sent: number;
+  /** Nothing to send: the fulfilment has no tracked parcel, or never got the store's links. */
+  skipped: number;
+  retried: number;
+  failed: number;
+}
+
+export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<LinkStats> {
+  const stats: LinkStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
+  const now = (deps.now ?? (() => new Date()))();
+  return withPassLeases(deps, storeLinkQueue, async (leases) => {
+    const ids = await leases.claim(limit, { now });
+    if (ids.length === 0) return stats;
+    try {
+      const rows = await deps.prisma.storeTrackingLink.findMany({
+        where: { id: { in: [...ids] }, leaseOwner: leases.token },
+        include: { shop: { select: { domain: true, uninstalledAt: true } } },
+        orderBy: { nextAttemptAt: 'asc' },
+      });
+      stats.claimed = rows.length;
+      // Stores are written one after another (their rate limits are per store).
+      for (const row of rows) await sendOne(deps, leases.token, row, stats);
+    } finally {
+      // Every path above writes its row with the lease cleared.
+      leases.forget(ids);
+    }
+    return stats;
+  });
+}
+
+async function sendOne(
+  deps: LinkDeps,
+  token: string,
+  row: StoreTrackingLink & { shop: { domain: string; uninstalledAt: Date | null } },
+  stats: LinkStats,
+): Promise<void> {
+  const wanted = row.wanted === 'carrier' ? 'carrier' : 'store';
+  const lines = await deps.prisma.trackingLine.findMany({
+    where: { shopId: row.shopId, fulfillmentId: row.fulfillmentId, active: true },
+    select: { trackingNumber: true, trackingUrl: true, carrierName: true },
+    // The order the numbers came in is not kept; oldest first, then by number, is the same every time.
+    orderBy: [{ createdAt: 'asc' }, { trackingNumber: 'asc' }],
+  });
+  const skip = row.shop.uninstalledAt
+    ? 'the app is not installed in this store'
+    : lines.length === 0
+      ? 'the fulfilment has no tracked parcel any more'
+      : wanted === 'carrier' && row.applied === null
+        ? null // never changed: nothing to put back
+        : undefined;
+  if (skip !== undefined) {
+    await finish(deps, token, row, { state: skip === null ? 'sent' : 'skipped', error: skip });
+    stats.skipped++;
+    return;
+  }
+  const numbers = lines.map((l) => l.trackingNumber);
+  const carrierUrls = lines.map((l) => l.trackingUrl);
+  const input: TrackingInfoInput = {
+    fulfillmentId: row.fulfillmentId,
+    company: lines[0]!.carrierName,
+    numbers,
+    urls:
+      wanted === 'store'
+        ? numbers.map((n) => storeTrackingUrl(row.shop.domain, n))
+        : carrierUrls.every((u): u is string => u !== null)
+          ? carrierUrls
+          : null,
+  };
+  const result = await deps.api.update(row.shop.domain, input);
+  if (result.ok) {
+    await finish(
+      deps,
+      token,
+      row,
+      { state: 'sent', error: null, applied: wanted, sentAt: new Date() },
+      wanted,
+    );
+    stats.sent++;
+    return;
+  }
+  const attempts = row.attempts + 1;
+  const now = (deps.now ?? (() => new Date()))();
+  if (
+    result.kind === 'rejected' ||
+    (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? backoffPolicies.storeEvent.maxAttempts))
+  ) {
+    await finish(deps, token, row, { state: 'failed', error: result.message.slice(0, 500), attempts });
+    stats.failed++;
+    deps.logger.warn({ linkId: row.id, reason: result.kind }, 'tracking links not set in the store');
+    return;
+  }
+  // Retry later; no access (a missing scope, no session) waits for a reinstall, looked at every few hours.
+  await finish(deps, token, row, {
+    state: 'pending',
+    error: result.message.slice(0, 500),
+    attempts,
+    nextAttemptAt: new Date(
+      now.getTime() +
+        backoffDelayMs(result.kind === 'access' ? Infinity : attempts, backoffPolicies.storeEvent),
+    ),
+  });
+  stats.retried++;
+}
+
+/**
+ * Writes the row's outcome and gives its lease back. When the merchant flipped the setting while the call
+ * was out (`wanted` changed), the row stays pending for the new wish; what the store now holds is still
+ * recorded (`applied`).
+ */
+async function finish(
+  deps: LinkDeps,
+  token: string,
+  row: StoreTrackingLink,
+  data: Partial<
+    Pick<StoreTrackingLink, 'state' | 'error' | 'attempts' | 'nextAttemptAt' | 'applied' | 'sentAt'>
+  >,
+  sent?: 'store' | 'carrier',
+): Promise<void> {
+  const release = { leaseOwner: null, leaseExpiresAt: null };
+  const { count } = await deps.prisma.storeTrackingLink.updateMany({
+    where: { id: row.id, leaseOwner: token, wanted: row.wanted },
+    data: { ...data, ...release },
+  });
+  if (count === 0)
+    await deps.prisma.storeTrackingLink.updateMany({
+      where: { id: row.id, leaseOwner: token },
+      data: { ...(sent ? { applied: sent } : {}), ...release },
+    });
+}
