@@ -2,9 +2,9 @@ import type { DatabaseClient } from '../db/client.js';
 import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import { storeWrites } from '../observability/metrics.js';
+import { afterStoreFailure } from './store-retry.js';
 
 /**
  * Writes queued status changes (StoreFulfillmentEvent rows) to the store as fulfilment events, once each.
@@ -213,10 +213,8 @@ async function failure(
 ): Promise<void> {
   const attempts = row.attempts + 1;
   const now = (deps.now ?? (() => new Date()))();
-  if (
-    result.kind === 'rejected' ||
-    (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? backoffPolicies.storeEvent.maxAttempts))
-  ) {
+  const next = afterStoreFailure(result, attempts, now, deps.maxAttempts);
+  if (next.giveUp) {
     await finish(deps, token, row.id, { state: 'failed', error: result.message.slice(0, 500), attempts });
     stats.failed++;
     storeWrites.inc({ outcome: 'failed' });
@@ -226,16 +224,12 @@ async function failure(
     );
     return;
   }
-  // Retry (and no access: waits for a reinstall, checked again every few hours). A row that was `sending`
-  // stays so: the next attempt looks before it writes.
+  // A row that was `sending` stays so: the next attempt looks before it writes.
   await finish(deps, token, row.id, {
     state: row.state === 'sending' ? 'sending' : 'pending',
     error: result.message.slice(0, 500),
     attempts,
-    nextAttemptAt: new Date(
-      now.getTime() +
-        backoffDelayMs(result.kind === 'access' ? Infinity : attempts, backoffPolicies.storeEvent),
-    ),
+    nextAttemptAt: next.nextAttemptAt,
   });
   stats.retried++;
   storeWrites.inc({ outcome: 'retry' });

@@ -4,9 +4,9 @@ import { insertRows } from '../db/insert-rows.js';
 import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import type { StoreCallResult } from './post-store-events.js';
+import { afterStoreFailure } from './store-retry.js';
 
 /**
  * "Send customers to the store's tracking page": while the setting is on, every tracked fulfilment's
@@ -266,25 +266,18 @@ async function sendOne(
     return;
   }
   const attempts = row.attempts + 1;
-  const now = (deps.now ?? (() => new Date()))();
-  if (
-    result.kind === 'rejected' ||
-    (result.kind === 'retry' && attempts >= (deps.maxAttempts ?? backoffPolicies.storeEvent.maxAttempts))
-  ) {
+  const next = afterStoreFailure(result, attempts, (deps.now ?? (() => new Date()))(), deps.maxAttempts);
+  if (next.giveUp) {
     await finish(deps, token, row, { state: 'failed', error: result.message.slice(0, 500), attempts });
     stats.failed++;
     deps.logger.warn({ linkId: row.id, reason: result.kind }, 'tracking links not set in the store');
     return;
   }
-  // Retry later; no access (a missing scope, no session) waits for a reinstall, looked at every few hours.
   await finish(deps, token, row, {
     state: 'pending',
     error: result.message.slice(0, 500),
     attempts,
-    nextAttemptAt: new Date(
-      now.getTime() +
-        backoffDelayMs(result.kind === 'access' ? Infinity : attempts, backoffPolicies.storeEvent),
-    ),
+    nextAttemptAt: next.nextAttemptAt,
   });
   stats.retried++;
 }
