@@ -21,6 +21,8 @@ const emulatorAccount = z.object({
   plan: z.string().default('Free'),
   balance: z.number().int().min(0).default(100),
   https: z.boolean().default(true),
+  /** Where the emulator POSTs each new tracking event of the account's trackers (its tracking webhook). */
+  webhookUrl: z.string().url().nullable().optional(),
 });
 export type EmulatorAccountConfig = z.infer<typeof emulatorAccount>;
 

@@ -16,6 +16,8 @@ import { pageDocument, pagePaths } from '../ui/page-document.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
 import { createCustomerOrders } from '../proxy/customer-orders.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
+import { statusPushRouter } from '../status-pushes/receive.js';
+import { statusPushPath } from '../status-pushes/token.js';
 import { devAppProxy } from '../proxy/dev-proxy.js';
 import { proxyPath, proxyRoute, storeProxyPath } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
@@ -82,6 +84,17 @@ export function createApp(deps: AppDeps): express.Express {
     webhookRoute({
       prisma: deps.prisma,
       shopify: shopify.api,
+      logger: deps.logger,
+      onRecorded: deps.onDeliveryRecorded,
+    }),
+  );
+
+  // The tracking service's status pushes: per-shop URL token plus the shop's API key, not a session.
+  app.use(
+    statusPushPath,
+    statusPushRouter({
+      prisma: deps.prisma,
+      shops: deps.shops,
       logger: deps.logger,
       onRecorded: deps.onDeliveryRecorded,
     }),

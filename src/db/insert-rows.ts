@@ -22,6 +22,7 @@ export interface BulkRows {
   TrackingLine: Prisma.TrackingLineCreateManyInput;
   StoreFulfillmentEvent: Prisma.StoreFulfillmentEventCreateManyInput;
   StoreTrackingLink: Prisma.StoreTrackingLinkCreateManyInput;
+  StatusPush: Prisma.StatusPushCreateManyInput;
 }
 
 const pgCast: Record<ColumnType, string> = {

@@ -30,7 +30,13 @@ export interface QueueDescription {
   /** For logs and metrics. */
   name: string;
   /** The table, as in the schema. */
-  table: 'WebhookDelivery' | 'Tracker' | 'BackfillJob' | 'StoreFulfillmentEvent' | 'StoreTrackingLink';
+  table:
+    | 'WebhookDelivery'
+    | 'Tracker'
+    | 'BackfillJob'
+    | 'StoreFulfillmentEvent'
+    | 'StoreTrackingLink'
+    | 'StatusPush';
   /** The lease's columns (the Tracker table has a second lease for status reads). */
   lease: LeaseColumns;
   /**

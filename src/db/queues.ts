@@ -82,6 +82,16 @@ export const storeLinkQueue: QueueDescription = {
   hasUpdatedAt: true,
 };
 
+/** Status pushes from the tracking service waiting to be applied, in the order they came. */
+export const statusPushQueue: QueueDescription = {
+  name: 'status-pushes',
+  table: 'StatusPush',
+  lease,
+  due: `q."state" = 'pending' AND q."nextAttemptAt" <= :now`,
+  orderBy: `q."receivedAt" ASC`,
+  dueSince: 'nextAttemptAt',
+};
+
 export const allQueues: readonly QueueDescription[] = [
   deliveryQueue,
   trackerQueue,
@@ -89,4 +99,5 @@ export const allQueues: readonly QueueDescription[] = [
   statusPollQueue,
   storeEventQueue,
   storeLinkQueue,
+  statusPushQueue,
 ];

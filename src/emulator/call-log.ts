@@ -2,7 +2,8 @@
 import type { FaultKind, Operation } from './faults.js';
 
 export interface CallLogEntry {
-  operation: Operation;
+  /** One of the five operations, or `push`: a tracking-webhook POST the emulator made (one per attempt). */
+  operation: Operation | 'push';
   method: string;
   path: string;
   /** Parsed JSON body; the raw text when it is not JSON; null when the body was empty. */
@@ -14,7 +15,7 @@ export interface CallLogEntry {
   /** The `app-name` header, or null when absent. */
   appName: string | null;
   /** The injected fault, 'script' for a scripted answer, or null for a normal answer. */
-  fault: FaultKind | 'script' | null;
+  fault: FaultKind | 'script' | 'drop' | 'duplicate' | 'reorder' | null;
 }
 
 export interface CallFilter {

@@ -38,6 +38,14 @@ export const faultPlanSchema = z.strictObject({
   retryAfterSeconds: z.number().int().min(0).max(86_400).default(1),
   /** When true, a create/delete hit by an error, timeout or reset still takes effect first (429s never do). */
   applyBeforeFault: z.boolean().default(false),
+  /** Share of tracking-webhook pushes never sent. */
+  pushDropRate: rate.default(0),
+  /** Share of pushes sent twice. */
+  pushDuplicateRate: rate.default(0),
+  /** Share of pushes held back and sent after the account's next push (out of order). */
+  pushReorderRate: rate.default(0),
+  /** Delay before every push is sent. */
+  pushDelayMs: z.number().int().min(0).max(600_000).default(0),
   /** Operations the faults (and the latency) apply to; absent = all five. */
   operations: z.array(operationSchema).optional(),
   /** When set, every /v1 response carries `Deprecation: <value>`. */
@@ -108,6 +116,20 @@ export class FaultController {
    * Draws the fault for one call of `op`. One draw per affected call; the rates are cumulative shares in
    * the order reset, timeout, rate_limit, error, oversize (if they add up to more than 1, the later ones shrink).
    */
+  /** Draws what happens to one push: dropped, sent twice, held back behind the next one, or none. */
+  decidePush(): 'drop' | 'duplicate' | 'reorder' | null {
+    const p = this.plan;
+    if (p.pushDropRate + p.pushDuplicateRate + p.pushReorderRate === 0) return null;
+    const r = this.rnd();
+    let edge = p.pushDropRate;
+    if (r < edge) return 'drop';
+    edge += p.pushDuplicateRate;
+    if (r < edge) return 'duplicate';
+    edge += p.pushReorderRate;
+    if (r < edge) return 'reorder';
+    return null;
+  }
+
   decide(op: Operation): FaultKind | null {
     if (!this.appliesTo(op)) return null;
     const p = this.plan;

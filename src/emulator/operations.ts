@@ -145,8 +145,8 @@ function create(state: EmulatorState, account: Account, body: Body): Reply {
 }
 
 /** The full shipment data of the get operation, fields in the spec's order. */
-export function shipmentData(state: EmulatorState, tracker: Tracker) {
-  const snap = state.snapshot(tracker);
+export function shipmentData(state: EmulatorState, tracker: Tracker, atMs: number = state.clock.nowMs()) {
+  const snap = state.snapshotAt(tracker, atMs);
   return {
     order_id: tracker.orderId,
     tracking_number: tracker.trackingNumber,

@@ -18,6 +18,7 @@ import { type Headers, header, readBody, sendJson, sendText } from './http-io.js
 import { errorReply, handleOperation, messages, type Reply } from './operations.js';
 import { defaultSeed } from './random.js';
 import type { ScriptedResponse } from './script.js';
+import { type PusherOptions, startPusher } from './pushes.js';
 import { EmulatorState } from './state.js';
 
 export interface EmulatorOptions {
@@ -41,6 +42,8 @@ export interface EmulatorOptions {
   logger?: Logger;
   /** How many calls the call log keeps (default 200 000, newest kept). */
   callLogLimit?: number;
+  /** Tracking-webhook timing (tests shorten the retry backoff). */
+  pushes?: Omit<PusherOptions, 'logger'>;
 }
 
 export interface RunningEmulator {
@@ -78,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     statusVariety: options.statusVariety,
   });
 
+  const pusher = startPusher(state, { logger, ...options.pushes });
   const timers = new Set<NodeJS.Timeout>();
   const heldSockets = new Set<Socket>();
   let closed = false;
@@ -299,6 +303,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
       closed = true;
+      void pusher.stop();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       for (const s of heldSockets) s.destroy();

@@ -7,12 +7,20 @@ import type { FaultController } from './faults.js';
 import { type ShipmentSnapshot, shipmentSnapshot, type TrackingStatus } from './lifecycle.js';
 import { ScriptQueue } from './script.js';
 
+/** Where the account's tracking webhook goes (http or https). */
+const webhookUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'webhookUrl must be an http(s) URL');
+
 export const accountSchema = z.strictObject({
   apiKey: z.string().min(1),
   appName: z.string().min(1),
   plan: z.string().min(1).default('Free'),
   balance: z.number().int().min(0).default(100),
   https: z.boolean().default(true),
+  /** The account's tracking webhook: every new tracking event is POSTed there (src/emulator/pushes.ts). */
+  webhookUrl: webhookUrl.nullable().default(null),
 });
 export type Account = z.output<typeof accountSchema>;
 export type AccountInput = z.input<typeof accountSchema>;
@@ -21,6 +29,8 @@ export const accountPatchSchema = z.strictObject({
   balance: z.number().int().min(0).optional(),
   plan: z.string().min(1).optional(),
   https: z.boolean().optional(),
+  /** null: no webhook. */
+  webhookUrl: webhookUrl.nullable().optional(),
 });
 
 /** An account as shown by the control API: never the api key. */
@@ -29,6 +39,7 @@ export interface AccountView {
   plan: string;
   balance: number;
   https: boolean;
+  webhookUrl: string | null;
 }
 
 /** The account used when none is configured. */
@@ -38,6 +49,7 @@ export const demoAccount: Account = Object.freeze({
   plan: 'Free',
   balance: 100,
   https: true,
+  webhookUrl: null,
 });
 
 export interface Tracker {
@@ -108,6 +120,7 @@ export class EmulatorState {
   private readonly initialAccounts: readonly Account[];
   private byApiKey = new Map<string, Account>();
   private byAppName = new Map<string, Account>();
+  private webhookSince = new Map<string, number>();
   private trackers = new Map<string, Tracker>();
   private byNumber = new Map<string, Tracker[]>();
   private byOrder = new Map<string, Tracker[]>();
@@ -159,6 +172,7 @@ export class EmulatorState {
     if (patch.balance !== undefined) account.balance = patch.balance;
     if (patch.plan !== undefined) account.plan = patch.plan;
     if (patch.https !== undefined) account.https = patch.https;
+    if (patch.webhookUrl !== undefined) this.setWebhook(account, patch.webhookUrl);
     return accountView(account);
   }
 
@@ -170,11 +184,33 @@ export class EmulatorState {
     }
     this.byApiKey.set(account.apiKey, account);
     this.byAppName.set(account.appName, account);
+    if (account.webhookUrl) this.webhookSince.set(account.appName, this.clock.nowMs());
+  }
+
+  /**
+   * Events of the account's trackers up to this virtual time happened before its webhook was set: they are
+   * never pushed (as at the real service, a webhook receives what happens after it is registered).
+   */
+  webhookSinceMs(appName: string): number | undefined {
+    return this.webhookSince.get(appName);
+  }
+
+  private setWebhook(account: Account, url: string | null): void {
+    if (url === account.webhookUrl) return;
+    account.webhookUrl = url;
+    if (url) this.webhookSince.set(account.appName, this.clock.nowMs());
+    else this.webhookSince.delete(account.appName);
+  }
+
+  /** Accounts with a webhook. */
+  accountsWithWebhook(): Account[] {
+    return [...this.byAppName.values()].filter((a) => a.webhookUrl !== null);
   }
 
   private restoreAccounts(): void {
     this.byApiKey = new Map();
     this.byAppName = new Map();
+    this.webhookSince = new Map();
     for (const a of this.initialAccounts) this.insertAccount({ ...a });
   }
 
@@ -231,7 +267,12 @@ export class EmulatorState {
 
   /** The tracker's shipment as of the current virtual time. */
   snapshot(tracker: Tracker): ShipmentSnapshot {
-    return shipmentSnapshot(tracker, this.clock.nowMs(), this.statusVariety);
+    return this.snapshotAt(tracker, this.clock.nowMs());
+  }
+
+  /** The tracker's shipment as it was at this virtual time. */
+  snapshotAt(tracker: Tracker, atMs: number): ShipmentSnapshot {
+    return shipmentSnapshot(tracker, atMs, this.statusVariety);
   }
 
   trackerView(tracker: Tracker): TrackerView {
@@ -262,5 +303,5 @@ export class EmulatorState {
 }
 
 function accountView(a: Account): AccountView {
-  return { appName: a.appName, plan: a.plan, balance: a.balance, https: a.https };
+  return { appName: a.appName, plan: a.plan, balance: a.balance, https: a.https, webhookUrl: a.webhookUrl };
 }

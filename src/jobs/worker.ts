@@ -14,9 +14,11 @@ import {
   deliveryQueue,
   statusPollQueue,
   storeEventQueue,
+  statusPushQueue,
   storeLinkQueue,
   trackerQueue,
 } from '../db/queues.js';
+import { applyStatusPushes, pruneStatusPushes } from '../status-pushes/apply.js';
 import { createRateGate } from '../trackers/rate-gate.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { pollStatuses } from '../shipments/poll-statuses.js';
@@ -76,6 +78,7 @@ export interface PassCounts {
   polled: number;
   storeEvents: number;
   storeLinks: number;
+  pushes: number;
 }
 
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
@@ -103,6 +106,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     polls: hold(statusPollQueue),
     storeEvents: hold(storeEventQueue),
     storeLinks: hold(storeLinkQueue),
+    pushes: hold(statusPushQueue),
   };
   reconcilerDeps.leases = leases.trackers;
   reconcilerDeps.rateGate = createRateGate(options.concurrency);
@@ -183,17 +187,34 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0, storeLinks: links?.claimed ?? 0 };
   }
 
+  /** The service's status pushes: applied as soon as they are recorded, in their own loop. */
+  async function pushesStep(): Promise<number> {
+    const applied = await applyStatusPushes(
+      {
+        prisma: deps.prisma,
+        logger: deps.logger,
+        owner: deps.owner,
+        leases: leases.pushes,
+        ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
+      },
+      200,
+    );
+    return applied.claimed;
+  }
+
   async function runOnce(): Promise<PassCounts> {
     const { deliveries, backfills } = await desiredStateStep();
     const trackers = await trackersStep();
+    const pushes = await pushesStep();
     const { polled, storeEvents, storeLinks } = await statusStep();
-    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks };
+    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks, pushes };
   }
 
   async function periodic(): Promise<void> {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
     await refreshCarriersIfDue(deps);
+    await pruneStatusPushes(deps.prisma);
   }
 
   function sleep(): Promise<void> {
@@ -239,6 +260,11 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         return done.deliveries + done.backfills > 0;
       }),
       loop('trackers', async () => (await trackersStep()) > 0),
+      loop('pushes', async () => {
+        const applied = await pushesStep();
+        if (applied > 0) wakeAll(); // their store events are due
+        return applied > 0;
+      }),
       loop('status', async () => {
         const done = await statusStep();
         return done.polled + done.storeEvents + done.storeLinks > 0;

@@ -53,6 +53,13 @@ export const storeWrites = new Counter({
   registers: [metricsRegistry],
 });
 
+export const statusPushes = new Counter({
+  name: 'tracksync_status_pushes_total',
+  help: 'Status pushes from the tracking service, by outcome (recorded, duplicate, refused_<reason>, applied, stale, dropped_unknown_tracker, failed).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 /** What the scrape reads from the database; set by the route with the process's database. */
 export interface DatabaseGauges {
   queues(): Promise<{ queue: string; due: number; oldestDueAgeS: number }[]>;

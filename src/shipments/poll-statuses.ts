@@ -13,7 +13,8 @@ import type { Shipment } from '../tracking/types.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
 import {
   defaultPollPolicy,
-  nextPollAt,
+  nextReadAt,
+  pushesArriving,
   parseServiceTime,
   type PollPolicy,
   type StatusChange,
@@ -238,8 +239,13 @@ async function storePolled(
   now: Date,
   stats: PollStats,
 ): Promise<void> {
+  const policy = deps.policy ?? defaultPollPolicy;
+  // A read that finds news no push brought ends the shop's push mode, for this tracker's schedule too.
+  const missed =
+    pushesArriving(tracker.shop, now) && missedByPushes(tracker, statusFromShipment(read.shipment), now);
+  const schedule = missed ? { ...tracker.shop, lastStatusPushAt: null } : tracker.shop;
   const next = (status: ReturnType<typeof statusFromShipment>) =>
-    nextPollAt(status, tracker.createdAt, now, deps.policy ?? defaultPollPolicy, deps.random);
+    nextReadAt(status, tracker.createdAt, now, schedule, policy, deps.random);
   const {
     stored: count,
     eventsQueued,
@@ -255,7 +261,59 @@ async function storePolled(
     stats.polled++;
     if (status.status !== tracker.status) stats.changed++;
     if (nextPoll === null) stats.stopped++;
+    if (missed) await pushesStopped(deps, tracker, now, policy);
+    return;
   }
+  // Older than what is stored (a push came first): nothing written but the next read and the lease.
+  const { count: released } = await deps.prisma.tracker.updateMany({
+    where: { id: tracker.id, pollLeaseOwner: token },
+    data: {
+      nextPollAt: nextPoll,
+      pollFailures: 0,
+      statusCheckedAt: now,
+      pollLeaseOwner: null,
+      pollLeaseExpiresAt: null,
+    },
+  });
+  if (released) stats.polled++;
+}
+
+/** A push is expected within this long of an event; news older than that which no push brought was missed. */
+export const pushGraceMs = 15 * 60_000;
+
+/** A safety-net read found an event, old enough to have been pushed, that no push brought. */
+function missedByPushes(
+  tracker: Pick<Tracker, 'lastEventAt'>,
+  status: { lastEventAt: Date | null },
+  now: Date,
+): boolean {
+  const at = status.lastEventAt?.getTime();
+  if (at === undefined) return false;
+  return at > (tracker.lastEventAt?.getTime() ?? -Infinity) && at < now.getTime() - pushGraceMs;
+}
+
+/**
+ * The shop's pushes have stopped (or lose events): it goes back to polling as usual at once. Its
+ * trackers waiting for a safety-net read are read soon (per-shop fairness spreads them over passes).
+ */
+async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy: PollPolicy): Promise<void> {
+  const { count } = await deps.prisma.shop.updateMany({
+    where: { id: tracker.shopId, lastStatusPushAt: tracker.shop.lastStatusPushAt },
+    data: { lastStatusPushAt: null },
+  });
+  if (count === 0) return;
+  const pulled = await deps.prisma.tracker.updateMany({
+    where: {
+      shopId: tracker.shopId,
+      id: { not: tracker.id },
+      nextPollAt: { gt: new Date(now.getTime() + policy.movingMs) },
+    },
+    data: { nextPollAt: now },
+  });
+  deps.logger.warn(
+    { shop: tracker.shop.domain, trackersPulledForward: pulled.count },
+    'status pushes missed an event: polling as usual again',
+  );
 }
 
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
@@ -297,8 +355,15 @@ export async function storeShipmentRead(
     tracker.shop.postFulfillmentEvents && changes.length > 0
       ? await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery)
       : 0;
+  // Never older over newer (a late push, a poll that crossed a push): a read whose latest event is older
+  // than the stored one's changes nothing. A listing without events says nothing about time.
+  const newerOrSame: Prisma.TrackerWhereInput = keepHistory
+    ? {}
+    : read.lastEventAt === null
+      ? { lastEventAt: null }
+      : { OR: [{ lastEventAt: null }, { lastEventAt: { lte: read.lastEventAt } }] };
   const { count } = await deps.prisma.tracker.updateMany({
-    where: { ...write.guard, id: tracker.id },
+    where: { ...write.guard, ...newerOrSame, id: tracker.id },
     data: {
       status: status.status,
       statusDetail: status.statusDetail,

@@ -339,6 +339,45 @@ export function nextPollAt(
   return new Date(now.getTime() + Math.max(1_000, Math.round(base + spread)));
 }
 
+/** What the status-push mode needs of a shop. */
+export interface PushState {
+  lastStatusPushAt: Date | null;
+  pushSafetyPollHours: number;
+}
+
+/** A shop's pushes count as arriving while its last one is younger than its safety interval. */
+export function pushesArriving(shop: PushState, now: Date): boolean {
+  return (
+    shop.lastStatusPushAt !== null &&
+    now.getTime() - shop.lastStatusPushAt.getTime() < shop.pushSafetyPollHours * 3_600_000
+  );
+}
+
+/** A push is overdue once this many of the status's usual polling intervals passed without one. */
+export const pushOverdueIntervals = 4;
+
+/**
+ * When to read a shipment again, knowing whether its shop's status pushes arrive. Without pushes: as
+ * nextPollAt. With them, reading is only the safety net: once per safety interval (the shop's setting,
+ * a day by default), or sooner when a push is overdue for the status (4 usual intervals: 4 h out for
+ * delivery, 12 h in transit). Never when nextPollAt says never.
+ */
+export function nextReadAt(
+  status: Pick<ShipmentStatus, 'status' | 'statusDetail' | 'lastEventAt'>,
+  trackerCreatedAt: Date,
+  now: Date,
+  shop: PushState,
+  policy: PollPolicy = defaultPollPolicy,
+  random: () => number = Math.random,
+): Date | null {
+  const usual = nextPollAt(status, trackerCreatedAt, now, policy, random);
+  if (usual === null || !pushesArriving(shop, now)) return usual;
+  const interval = usual.getTime() - now.getTime();
+  return new Date(
+    now.getTime() + Math.min(shop.pushSafetyPollHours * 3_600_000, interval * pushOverdueIntervals),
+  );
+}
+
 /** The policy with every interval multiplied by `factor` (the dev server runs the emulator's clock fast). */
 export function scalePollPolicy(policy: PollPolicy, factor: number): PollPolicy {
   const scale = (ms: number) => Math.max(1_000, Math.round(ms * factor));

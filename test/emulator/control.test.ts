@@ -191,14 +191,20 @@ describe('accounts', () => {
   it('lists accounts without api keys', async () => {
     const res = await control(em, '/accounts', undefined, 'GET');
     expect(res.json.accounts).toEqual([
-      { appName: 'shop-a', plan: 'Starter', balance: 5, https: true },
-      { appName: 'shop-b', plan: 'Free', balance: 5, https: true },
+      { appName: 'shop-a', plan: 'Starter', balance: 5, https: true, webhookUrl: null },
+      { appName: 'shop-b', plan: 'Free', balance: 5, https: true, webhookUrl: null },
     ]);
   });
 
   it('PATCH changes balance, plan and https', async () => {
     const res = await control(em, '/accounts/shop-a', { plan: 'Pro', balance: 50 }, 'PATCH');
-    expect(res.json.account).toEqual({ appName: 'shop-a', plan: 'Pro', balance: 50, https: true });
+    expect(res.json.account).toEqual({
+      appName: 'shop-a',
+      plan: 'Pro',
+      balance: 50,
+      https: true,
+      webhookUrl: null,
+    });
     const created = await createTracker(
       em,
       { tracking_number: 'A1', tracking_provider: 'ups', order_id: '1' },
@@ -224,7 +230,13 @@ describe('accounts', () => {
   it('POST adds an account with defaults; duplicates → 409', async () => {
     const res = await control(em, '/accounts', { apiKey: 'new-key-000001', appName: 'shop-c' });
     expect(res.status).toBe(201);
-    expect(res.json.account).toEqual({ appName: 'shop-c', plan: 'Free', balance: 100, https: true });
+    expect(res.json.account).toEqual({
+      appName: 'shop-c',
+      plan: 'Free',
+      balance: 100,
+      https: true,
+      webhookUrl: null,
+    });
     const created = await createTracker(
       em,
       { tracking_number: 'N1', tracking_provider: 'ups', order_id: '1' },
@@ -280,8 +292,8 @@ describe('reset', () => {
     expect(em.state.script.pending()).toEqual([]);
     expect(em.state.faults.get().errorRate).toBe(0);
     expect((await control(em, '/accounts', undefined, 'GET')).json.accounts).toEqual([
-      { appName: 'shop-a', plan: 'Starter', balance: 5, https: true },
-      { appName: 'shop-b', plan: 'Free', balance: 5, https: true },
+      { appName: 'shop-a', plan: 'Starter', balance: 5, https: true, webhookUrl: null },
+      { appName: 'shop-b', plan: 'Free', balance: 5, https: true, webhookUrl: null },
     ]);
     const got = await call(em, paths.get, { body: { tracking_number: 'X1' }, auth: shop });
     expect(got.json).toEqual({ status: 'error', message: 'Tracking information does not exist' });
@@ -293,7 +305,9 @@ describe('demo account', () => {
     const demo = await startEmulator({ port: 0 });
     try {
       const res = await control(demo, '/accounts', undefined, 'GET');
-      expect(res.json.accounts).toEqual([{ appName: 'demo-store', plan: 'Free', balance: 100, https: true }]);
+      expect(res.json.accounts).toEqual([
+        { appName: 'demo-store', plan: 'Free', balance: 100, https: true, webhookUrl: null },
+      ]);
       const created = await createTracker(demo, {
         tracking_number: 'D',
         tracking_provider: 'ups',

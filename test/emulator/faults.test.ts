@@ -41,6 +41,10 @@ describe('fault plan endpoints', () => {
       oversizeBytes: 50 * 1024 * 1024,
       retryAfterSeconds: 1,
       applyBeforeFault: false,
+      pushDropRate: 0,
+      pushDuplicateRate: 0,
+      pushReorderRate: 0,
+      pushDelayMs: 0,
     });
     await setFaults({ errorRate: 0.5, latencyMs: 5 });
     const replaced = await setFaults({ timeoutRate: 0.1, operations: ['get'] });

@@ -514,6 +514,63 @@ describe('pollStatuses: trackers of one order due together', () => {
   });
 });
 
+describe('pollStatuses while the shop gets status pushes', () => {
+  it('a read that finds nothing new keeps the safety-net schedule', async () => {
+    const shop = await connectedShop('push-quiet');
+    const [id] = await addTrackers(shop, numbers(1));
+    const at = later(new Date(), 1_000);
+    await onlyDue([id!], at);
+    await prisma.shop.update({ where: { id: shop.shop.id }, data: { lastStatusPushAt: at } });
+    expect(await pollAt(at)).toMatchObject({ polled: 1 });
+    const row = await prisma.tracker.findUniqueOrThrow({ where: { id: id! } });
+    // Pending: 4 usual intervals (24 h), the day's safety net.
+    expect(row.nextPollAt).toEqual(later(at, Math.min(24 * hour, 4 * policy.preTransitMs)));
+    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.shop.id } })).lastStatusPushAt).toEqual(
+      at,
+    );
+  });
+
+  it('a safety-net read that finds news no push brought: back to polling as usual, the others read soon', async () => {
+    const shop = await connectedShop('push-stopped');
+    const [id, other] = await addTrackers(shop, numbers(2));
+    await emulator.control.advanceClock(stepOffsetsSeconds.pickedUp);
+    // A day on in the emulator's time, the events are long past; the last push came 12 hours ago.
+    const at = new Date(emulator.state.clock.nowMs() + 24 * hour);
+    await onlyDue([id!], at);
+    await prisma.tracker.update({ where: { id: other! }, data: { nextPollAt: later(at, 20 * hour) } });
+    await prisma.shop.update({
+      where: { id: shop.shop.id },
+      data: { lastStatusPushAt: later(at, -12 * hour) },
+    });
+
+    expect(await pollAt(at)).toMatchObject({ polled: 1, eventsQueued: 2 });
+    expect(
+      (await prisma.shop.findUniqueOrThrow({ where: { id: shop.shop.id } })).lastStatusPushAt,
+    ).toBeNull();
+    const row = await prisma.tracker.findUniqueOrThrow({ where: { id: id! } });
+    expect(row.status).toBe('in_transit');
+    expect(row.nextPollAt).toEqual(later(at, policy.movingMs));
+    const pulled = await prisma.tracker.findUniqueOrThrow({ where: { id: other! } });
+    expect(pulled.nextPollAt).toEqual(at);
+  });
+
+  it('a read older than what a push stored changes nothing but the next read', async () => {
+    const shop = await connectedShop('push-newer');
+    const [id] = await addTrackers(shop, numbers(1));
+    const at = later(new Date(), 1_000);
+    await onlyDue([id!], at);
+    const future = new Date('2099-01-01T00:00:00Z');
+    await prisma.tracker.update({
+      where: { id: id! },
+      data: { status: 'delivered', lastEventAt: future, events: '[]' },
+    });
+    expect(await pollAt(at)).toMatchObject({ polled: 1 });
+    const row = await prisma.tracker.findUniqueOrThrow({ where: { id: id! } });
+    expect(row).toMatchObject({ status: 'delivered', lastEventAt: future, pollLeaseOwner: null });
+    expect(row.nextPollAt!.getTime()).toBeGreaterThan(at.getTime());
+  });
+});
+
 describe('pollStatuses: shops and trackers that are not read', () => {
   it('a paused or uninstalled shop is not polled; once resumed it is', async () => {
     const paused = await connectedShop('paused');

@@ -8,6 +8,7 @@ import {
   isFinalStatus,
   maxStoredEvents,
   nextPollAt,
+  nextReadAt,
   normaliseStatus,
   parseServiceTime,
   platformStatusFor,
@@ -483,6 +484,37 @@ describe('nextPollAt', () => {
     const at = nextPollAt({ status: 'in_transit', statusDetail: null, lastEventAt: recent }, created, now);
     expect(at!.getTime() - now.getTime()).toBeGreaterThanOrEqual(3_600_000 * 3 * 0.8);
     expect(at!.getTime() - now.getTime()).toBeLessThanOrEqual(3_600_000 * 3 * 1.2);
+  });
+});
+
+describe('nextReadAt: polling as the safety net while status pushes arrive', () => {
+  const hour = 3_600_000;
+  const policy: PollPolicy = { ...defaultPollPolicy, jitter: 0 };
+  const now = new Date('2026-11-20T12:00:00Z');
+  const created = new Date('2026-11-19T12:00:00Z');
+  const recent = new Date('2026-11-20T11:00:00Z');
+  const at = (status: string, shop: { lastStatusPushAt: Date | null; pushSafetyPollHours: number }) =>
+    nextReadAt({ status, statusDetail: null, lastEventAt: recent }, created, now, shop, policy);
+  const inHours = (d: Date | null) => (d === null ? null : (d.getTime() - now.getTime()) / hour);
+  const pushing = { lastStatusPushAt: new Date(now.getTime() - hour), pushSafetyPollHours: 24 };
+
+  it('without pushes, or once they stopped for the safety interval: the usual schedule', () => {
+    for (const lastStatusPushAt of [null, new Date(now.getTime() - 24 * hour)]) {
+      const shop = { lastStatusPushAt, pushSafetyPollHours: 24 };
+      for (const status of ['pending', 'in_transit', 'out_for_delivery', 'delivered'])
+        expect(at(status, shop)).toEqual(
+          nextPollAt({ status, statusDetail: null, lastEventAt: recent }, created, now, policy),
+        );
+    }
+  });
+
+  it('with pushes: once a day, sooner when a push is overdue for the status (4 usual intervals)', () => {
+    expect(inHours(at('pending', pushing))).toBe(24);
+    expect(inHours(at('in_transit', pushing))).toBe(12);
+    expect(inHours(at('out_for_delivery', pushing))).toBe(4);
+    expect(at('delivered', pushing)).toBeNull();
+    // The shop's own safety interval bounds it.
+    expect(inHours(at('pending', { ...pushing, pushSafetyPollHours: 6 }))).toBe(6);
   });
 });
 

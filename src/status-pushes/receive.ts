@@ -1,0 +1,147 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import type { DatabaseClient } from '../db/client.js';
+import { insertRows } from '../db/insert-rows.js';
+import type { Shop } from '../generated/sqlite/client.js';
+import type { Logger } from '../logger.js';
+import { statusPushes } from '../observability/metrics.js';
+import { SecretUnreadableError } from '../shops/crypto.js';
+import type { ShopRepository } from '../shops/shop-repository.js';
+import { parsePush } from './payload.js';
+import { isPushToken } from './token.js';
+
+/**
+ * POST /status-webhooks/<token>: the tracking service's status push for one shop. Checked in this order,
+ * each before anything is read further or stored:
+ * - the token names a shop that has the app installed (else 404);
+ * - `service-api-key` (the interface's auth header) or `trackship-api-key` (the real service's) equals the
+ *   shop's stored API key, compared in constant time (else 401);
+ * - the body is at most `maxBytes` (else 413), JSON (else 400), a shipment with a tracking number (else 400).
+ * Then it is recorded (a push seen before, by content, is acknowledged and not stored twice) and answered
+ * 200; the worker applies it (apply.ts). Nothing is stored for a refused push.
+ */
+
+export interface ReceiveDeps {
+  prisma: DatabaseClient;
+  shops: ShopRepository;
+  logger: Logger;
+  /** Called once a push is recorded (wakes the worker). */
+  onRecorded?: () => void;
+  /** Largest body accepted (default 1 MiB). */
+  maxBytes?: number;
+  now?: () => Date;
+}
+
+/** How often the shop's "last push" time is written at most (a burst of pushes writes it once). */
+const lastPushResolutionMs = 60_000;
+
+type Refusal = 'unknown_token' | 'bad_key' | 'too_large' | 'not_json' | 'not_a_shipment' | 'key_unreadable';
+
+const refusalStatus: Record<Refusal, number> = {
+  unknown_token: 404,
+  bad_key: 401,
+  too_large: 413,
+  not_json: 400,
+  not_a_shipment: 400,
+  key_unreadable: 503,
+};
+
+const refusalText: Record<Refusal, string> = {
+  unknown_token: 'No shop has this status push URL (it may have been rotated).',
+  bad_key: 'The service-api-key header is missing or is not this shop’s API key.',
+  too_large: 'The body is too large.',
+  not_json: 'The body is not JSON.',
+  not_a_shipment: 'The body is not a shipment with a tracking_number.',
+  key_unreadable: 'The shop’s stored API key cannot be read right now; try again later.',
+};
+
+function refuse(res: express.Response, reason: Refusal): void {
+  statusPushes.inc({ outcome: `refused_${reason}` });
+  res.status(refusalStatus[reason]).json({ error: reason, message: refusalText[reason] });
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+export function statusPushRouter(deps: ReceiveDeps): Router {
+  const router = express.Router();
+  const maxBytes = deps.maxBytes ?? 1024 * 1024;
+
+  const authenticate: RequestHandler = async (req, res, next) => {
+    const token = String(req.params.token ?? '');
+    const shop = isPushToken(token)
+      ? await deps.prisma.shop.findUnique({ where: { statusPushToken: token } })
+      : null;
+    if (!shop || shop.uninstalledAt) return refuse(res, 'unknown_token');
+    const given = req.get('service-api-key') ?? req.get('trackship-api-key') ?? '';
+    let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
+    try {
+      credentials = await deps.shops.credentials(shop);
+    } catch (error) {
+      if (error instanceof SecretUnreadableError) return refuse(res, 'key_unreadable');
+      throw error;
+    }
+    // Digests are compared, so neither the key's length nor its content leaks through the time taken.
+    if (!credentials || given === '' || !timingSafeEqual(digest(given), digest(credentials.apiKey)))
+      return refuse(res, 'bad_key');
+    res.locals.shop = shop;
+    next();
+  };
+
+  const record: RequestHandler = async (req, res) => {
+    const shop = res.locals.shop as Shop;
+    const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    const parsed = parsePush(text);
+    if (!parsed.ok) return refuse(res, parsed.reason);
+    const now = (deps.now ?? (() => new Date()))();
+    const written = await insertRows(
+      deps.prisma,
+      'StatusPush',
+      [
+        {
+          id: randomUUID(),
+          shopId: shop.id,
+          dedupeKey: parsed.dedupeKey,
+          payload: text,
+          receivedAt: now,
+          state: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+        },
+      ],
+      { skipConflictsOn: ['shopId', 'dedupeKey'] },
+    );
+    // The shop's pushes arrive: its polling becomes the safety net (src/shipments/status.ts).
+    if (!shop.lastStatusPushAt || now.getTime() - shop.lastStatusPushAt.getTime() >= lastPushResolutionMs)
+      await deps.prisma.shop.update({
+        where: { id: shop.id },
+        data: { lastStatusPushAt: now },
+        select: { id: true },
+      });
+    if (written.length === 0) {
+      statusPushes.inc({ outcome: 'duplicate' });
+      res.status(200).json({ status: 'ok', duplicate: true });
+      return;
+    }
+    statusPushes.inc({ outcome: 'recorded' });
+    deps.onRecorded?.();
+    res.status(200).json({ status: 'ok' });
+  };
+
+  const bodyErrors: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
+    if (error?.type === 'entity.too.large') return refuse(res, 'too_large');
+    if (error?.status && error.status >= 400 && error.status < 500) {
+      res.status(400).json({ error: 'bad_request', message: 'The body could not be read.' });
+      return;
+    }
+    next(error);
+  };
+
+  router.post(
+    '/:token',
+    authenticate,
+    express.raw({ type: () => true, limit: maxBytes }),
+    record,
+    bodyErrors,
+  );
+  return router;
+}
