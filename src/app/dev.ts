@@ -9,6 +9,7 @@ import { ConfigError, devEnvFilePath, loadAppConfig, loadDevSettings, loadDotEnv
 import { redactUrl } from '../db/provider.js';
 import { type RunningEmulator, startEmulator } from '../emulator/server.js';
 import { demoAccount } from '../emulator/state.js';
+import { ensurePushToken, statusPushPath, statusPushUrl } from '../status-pushes/token.js';
 import { createLogger } from '../logger.js';
 import { connectShop } from '../shops/connect-shop.js';
 import { parseKeyring } from '../shops/crypto.js';
@@ -109,6 +110,16 @@ async function main(): Promise<void> {
         : `${devShopDomain} NOT connected: ${connected.message}`;
     }
 
+    // The emulator pushes each new scan of the demo account to the demo shop's status push URL, so the
+    // pages and the shoppers' page show statuses in seconds (polling stays as the safety net).
+    let pushLine = 'statuses read on a schedule (TRACKING_API_BASE_URL is not the local emulator)';
+    const demoShop = await runtime.shops.findByDomain(devShopDomain);
+    if (emulator && demoShop) {
+      const token = await ensurePushToken(runtime.db.prisma, demoShop.id);
+      emulator.state.patchAccount(demoAccount.appName, { webhookUrl: statusPushUrl(runtime.url!, token) });
+      pushLine = `the emulator pushes each new scan to ${runtime.url}${statusPushPath}/… (the demo shop's URL)`;
+    }
+
     const appPort = new URL(runtime.url!).port;
     const envFile = devEnvFilePath();
     await writeDevEnvFile(envFile, {
@@ -138,6 +149,7 @@ async function main(): Promise<void> {
         : `  tracking:   ${config.trackingApiBaseUrl}   (not the emulator: TRACKING_API_BASE_URL is set)`,
       `  database:   ${redactUrl(config.databaseUrl)}`,
       `  demo shop:  ${shopLine}`,
+      `  statuses:   ${pushLine}`,
       `  store:      a local fake of the store Admin API (status write-back and backfill; no real store is called)`,
       '',
       `The app's pages (Overview, Shipments, Settings, Activity; launch token valid ${devTokenHours} h):`,

@@ -154,6 +154,7 @@ export function createApp(deps: AppDeps): express.Express {
       carriers: deps.carriers,
       client: deps.client,
       logger: deps.logger,
+      appUrl: `${shopify.api.config.hostScheme}://${shopify.api.config.hostName}`,
     }),
   );
 

@@ -4,12 +4,13 @@ import { CliError, type Command, exitCodes } from './command.js';
 import { firstLine, openCliApp } from './context.js';
 import { jobsFailed, jobsRetry } from './job-commands.js';
 import { type CliIo, redactSecrets } from './output.js';
-import { shopConnect, shopList } from './shop-commands.js';
+import { shopConnect, shopList, shopRotatePushUrl } from './shop-commands.js';
 import { trackersList } from './tracker-commands.js';
 
 export const commands: readonly Command[] = [
   shopConnect,
   shopList,
+  shopRotatePushUrl,
   trackersList,
   jobsFailed,
   jobsRetry,

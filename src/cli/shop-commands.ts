@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { connectInput, connectShop } from '../shops/connect-shop.js';
 import { viewOf } from '../shops/shop-repository.js';
+import { ensurePushToken, rotatePushToken, statusPushUrl } from '../status-pushes/token.js';
 import {
   defineCommand,
   exitCodes,
@@ -94,6 +95,9 @@ export const shopList = defineCommand({
       byState[g.syncState] = g._count._all;
       counts.set(g.shopId, byState);
     }
+    const urls = new Map<string, string>();
+    for (const shop of shops)
+      urls.set(shop.id, statusPushUrl(app.config.shopify.appUrl, await ensurePushToken(app.prisma, shop.id)));
     const rows = shops.map((shop) => {
       const view = viewOf(shop);
       const byState = counts.get(shop.id) ?? {};
@@ -109,6 +113,9 @@ export const shopList = defineCommand({
           (typeof syncStates)[number],
           number
         >,
+        /** Where the tracking service pushes this shop's statuses (register it at the service). */
+        statusPushUrl: urls.get(shop.id)!,
+        lastStatusPushAt: shop.lastStatusPushAt,
       };
     });
     if (input.json) {
@@ -137,6 +144,41 @@ export const shopList = defineCommand({
         rows,
       ),
     );
+    return exitCodes.ok;
+  },
+});
+
+export const shopRotatePushUrl = defineCommand({
+  name: 'shop:rotate-push-url',
+  summary: "replace a shop's status push URL (the old one is refused at once); prints the new one",
+  synopsis: '--shop <domain> [--json]',
+  details: ['Register the printed URL as the tracking webhook at the tracking service.'],
+  parse(args) {
+    const { values } = usageErrors(() =>
+      parseArgs({
+        args,
+        options: { shop: { type: 'string' }, ...jsonFlag },
+        strict: true,
+        allowPositionals: false,
+      }),
+    );
+    requireFlags(values, { shop: '<domain>' });
+    const flags = validateFlags(z.object({ shop: shopDomainFlag }), values);
+    return { domain: flags.shop, json: values.json ?? false };
+  },
+  async run(app, input) {
+    const shop = await app.shops.findByDomain(input.domain);
+    if (!shop) {
+      app.io.err(`error: no shop ${input.domain}`);
+      return exitCodes.failed;
+    }
+    const url = statusPushUrl(app.config.shopify.appUrl, await rotatePushToken(app.prisma, shop.id));
+    if (input.json) app.io.out(formatJson({ domain: shop.domain, statusPushUrl: url }));
+    else {
+      app.io.out(`New status push URL of ${shop.domain}:`);
+      app.io.out(url);
+      app.io.out('The old URL is refused from now on: register this one at the tracking service.');
+    }
     return exitCodes.ok;
   },
 });

@@ -144,17 +144,18 @@ export function startPusher(state: EmulatorState, options: PusherOptions): Pushe
       held.set(appName, { push, timer });
       return;
     }
+    // The held-back push (if any) goes right after this one: taken now, so it is sent once.
     const earlier = held.get(appName);
+    if (earlier) {
+      held.delete(appName);
+      clearTimeout(earlier.timer);
+      timers.delete(earlier.timer);
+    }
     track(
       (async () => {
         await send(push);
         if (fault === 'duplicate') await send(push);
-        if (earlier) {
-          held.delete(appName);
-          clearTimeout(earlier.timer);
-          timers.delete(earlier.timer);
-          await send(earlier.push);
-        }
+        if (earlier) await send(earlier.push);
       })(),
     );
   }

@@ -27,6 +27,8 @@ export interface ShopSettings {
   staleAfterDays: number;
   /** "Send customers to the store's tracking page": fulfilments' tracking links point at /apps/track. */
   linkToTrackingPage: boolean;
+  /** While status pushes arrive, each shipment is still read at least every this many hours (1 to 168). */
+  pushSafetyPollHours: number;
 }
 
 /** A shop as shown to operators and the page: never the key itself, only whether one is stored. */
@@ -56,6 +58,7 @@ export function viewOf(shop: Shop): ShopView {
       showOrderDelivered: shop.showOrderDelivered,
       staleAfterDays: shop.staleAfterDays,
       linkToTrackingPage: shop.linkToTrackingPage,
+      pushSafetyPollHours: shop.pushSafetyPollHours,
     },
     trackersBalance: shop.trackersBalance,
     userPlan: shop.userPlan,

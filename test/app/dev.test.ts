@@ -140,6 +140,21 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
       { tracking_number: '1Z999AA10123456784', tracking_provider: 'ups', order_id: '6120000000001' },
     ]);
 
+    // The emulator pushes the demo shop's scans to its status push URL: the next one arrives as a push.
+    expect(banner).toContain(
+      `statuses:   the emulator pushes each new scan to http://127.0.0.1:${appPort}/status-webhooks/…`,
+    );
+    await emulator.advanceClock(60 * 60);
+    const pushDeadline = Date.now() + 15_000;
+    let pushed: Array<{ httpStatus: number }> = [];
+    while (Date.now() < pushDeadline && !pushed.some((c) => c.httpStatus === 200)) {
+      pushed = (await emulator.calls({ appName: 'demo-store', operation: 'push' })) as Array<{
+        httpStatus: number;
+      }>;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(pushed.some((c) => c.httpStatus === 200)).toBe(true);
+
     // The CLI works on this setup with nothing set but where dev wrote its settings.
     const cli = await runToEnd(
       start('src/cli/main.ts', ['trackers:list', '--shop', 'demo-shop.myshopify.com'], {

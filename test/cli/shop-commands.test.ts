@@ -191,6 +191,23 @@ describe('shop:list', { timeout: 60_000 }, () => {
     });
     expect(run.stdout).not.toContain(account.apiKey);
     expect(run.stdout).not.toContain('apiKeyCiphertext');
+    // The status push URL in full, the same the page shows (the token is the shop's).
+    const row = await db!.prisma.shop.findUniqueOrThrow({ where: { domain: shop } });
+    const listed = body.shops.find((s) => s.domain === shop)!;
+    expect(listed.statusPushUrl).toBe(`${env.SHOPIFY_APP_URL}/status-webhooks/${row.statusPushToken}`);
+    expect(row.statusPushToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
+  it('shop:rotate-push-url replaces the URL; shop:list shows the new one', async () => {
+    const before = (await db!.prisma.shop.findUniqueOrThrow({ where: { domain: shop } })).statusPushToken;
+    const run = await runCli(['shop:rotate-push-url', '--shop', shop, '--json'], env);
+    expect(run.code).toBe(0);
+    const body = JSON.parse(run.stdout) as { domain: string; statusPushUrl: string };
+    const after = (await db!.prisma.shop.findUniqueOrThrow({ where: { domain: shop } })).statusPushToken;
+    expect(after).not.toBe(before);
+    expect(body).toEqual({ domain: shop, statusPushUrl: `${env.SHOPIFY_APP_URL}/status-webhooks/${after}` });
+    const unknown = await runCli(['shop:rotate-push-url', '--shop', 'nobody.myshopify.com'], env);
+    expect(unknown.code).toBe(1);
   });
 
   it('trackers:list exits 1 for a shop it does not know', async () => {

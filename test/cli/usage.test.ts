@@ -8,6 +8,7 @@ afterAll(() => killRunningClis());
 const commandNames = [
   'shop:connect',
   'shop:list',
+  'shop:rotate-push-url',
   'trackers:list',
   'jobs:failed',
   'jobs:retry',

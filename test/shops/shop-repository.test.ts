@@ -195,6 +195,7 @@ describe('recordAccount and settings', () => {
       showOrderDelivered: true,
       staleAfterDays: 5,
       linkToTrackingPage: false,
+      pushSafetyPollHours: 24,
     });
     const updated = await shops.updateSettings(shop.id, {
       orderIdSource: 'name',
@@ -210,6 +211,7 @@ describe('recordAccount and settings', () => {
       showOrderDelivered: false,
       staleAfterDays: 9,
       linkToTrackingPage: false,
+      pushSafetyPollHours: 24,
     });
   });
 

@@ -20,6 +20,7 @@ import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
 import { getOverview } from './overview.js';
 import { getShopOverview } from './shop-overview.js';
+import { getStatusPush, rotateStatusPush } from './status-push.js';
 import { type InputIssue, parseInput } from './validation.js';
 
 export interface PageApiDeps {
@@ -28,6 +29,8 @@ export interface PageApiDeps {
   carriers: CarrierRepository;
   client: TrackingClient;
   logger: Logger;
+  /** The app's public URL (SHOPIFY_APP_URL): the status push URL is shown under it. */
+  appUrl: string;
 }
 
 const trackerIdParam = z.string().min(1).max(100);
@@ -67,6 +70,14 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const result = await saveConnection(deps, shopOf(res), body.value);
     if (result.ok) res.json({ ok: true, shop: result.shop });
     else res.status(422).json({ ok: false, reason: result.reason, message: result.message });
+  });
+
+  router.get('/status-push', async (_req, res) => {
+    res.json(await getStatusPush(deps, shopOf(res)));
+  });
+
+  router.post('/status-push/rotate', async (_req, res) => {
+    res.json(await rotateStatusPush(deps, shopOf(res)));
   });
 
   router.put('/settings', async (req, res) => {

@@ -6,6 +6,7 @@ export const STALE_AFTER_DAYS_MIN = 1;
 export const STALE_AFTER_DAYS_MAX = 90;
 
 const staleAfterDaysMessage = `staleAfterDays must be a whole number of days from ${STALE_AFTER_DAYS_MIN} to ${STALE_AFTER_DAYS_MAX}`;
+const pushSafetyMessage = 'pushSafetyPollHours must be a whole number of hours from 1 to 168';
 const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
 
 export const settingsBody = z
@@ -16,6 +17,11 @@ export const settingsBody = z
     postFulfillmentEvents: onOff('postFulfillmentEvents'),
     showOrderDelivered: onOff('showOrderDelivered'),
     linkToTrackingPage: onOff('linkToTrackingPage'),
+    pushSafetyPollHours: z
+      .number({ error: pushSafetyMessage })
+      .int({ error: pushSafetyMessage, abort: true })
+      .min(1, { error: pushSafetyMessage, abort: true })
+      .max(168, { error: pushSafetyMessage }),
     // One issue, whichever check fails first (a refused value is refused for one reason).
     staleAfterDays: z
       .number({ error: staleAfterDaysMessage })
@@ -35,6 +41,7 @@ const settingKeys = [
   'showOrderDelivered',
   'staleAfterDays',
   'linkToTrackingPage',
+  'pushSafetyPollHours',
 ] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;
 
 /** Changes any of the shop's settings; the others stay as they are. */

@@ -83,6 +83,7 @@ export async function startPageApi(): Promise<PageApiHarness> {
       carriers: runtime.carriers,
       client: runtime.client,
       logger: logs.logger,
+      appUrl: 'https://tracksync.example',
     }),
   );
 

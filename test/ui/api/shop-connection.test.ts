@@ -24,6 +24,7 @@ const defaults = {
   showOrderDelivered: true,
   staleAfterDays: 5,
   linkToTrackingPage: false,
+  pushSafetyPollHours: 24,
 };
 
 describe('the session', () => {

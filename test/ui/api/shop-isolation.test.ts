@@ -171,6 +171,7 @@ describe("writes with shop A's identity never change B", () => {
       showOrderDelivered: true,
       staleAfterDays: 5,
       linkToTrackingPage: false,
+      pushSafetyPollHours: 24,
     });
   });
 

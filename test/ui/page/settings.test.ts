@@ -156,7 +156,13 @@ describe('behaviour', () => {
     // A refused value is said on its field and nothing is saved.
     await page.getByLabel('Days without a scan before a shipment counts as late').fill('0');
     await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.locator('s-number-field').getAttribute('error')).toMatch(/1 to 90/);
+    await expect
+      .poll(() =>
+        page
+          .locator('s-number-field[label="Days without a scan before a shipment counts as late"]')
+          .getAttribute('error'),
+      )
+      .toMatch(/1 to 90/);
 
     // Leaving with unsaved changes asks; declining keeps the page.
     const dialogs: string[] = [];
@@ -213,6 +219,36 @@ describe('behaviour', () => {
     await status.waitFor();
     expect(await status.innerText()).toBe('Shipping emails link to this page: 1 fulfilment updated.');
     await screenshotBothWidths(page, 'overview-tracking-links');
+  });
+
+  it('status pushes: the URL to register, whether pushes arrive, and replacing the URL', async () => {
+    const domain = `push-${randomBytes(3).toString('hex')}.myshopify.com`;
+    const { page } = await settingsFor(domain, '?section=status-push');
+    const field = page.getByLabel('Status push URL');
+    await field.waitFor();
+    const first = await field.inputValue();
+    const { statusPushToken } = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(first).toBe(`http://127.0.0.1:3000/status-webhooks/${statusPushToken}`);
+    expect(await page.getByTestId('push-state').innerText()).toContain('Not receiving');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Replace the URL' }).click();
+    await expect.poll(() => field.inputValue()).not.toBe(first);
+    expect((await toasts(page)).at(-1)?.message).toBe(
+      'New status push URL: register it at your tracking service',
+    );
+    const rotated = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(await field.inputValue()).toBe(`http://127.0.0.1:3000/status-webhooks/${rotated.statusPushToken}`);
+
+    // A push arrives (recorded at the shop): the section says so after a reload.
+    await suite.app.database.prisma.shop.update({
+      where: { domain },
+      data: { lastStatusPushAt: new Date() },
+    });
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.getByTestId('push-state').innerText()).toMatch(/^Receiving\s+Last push /);
+    await screenshotBothWidths(page, 'settings-status-push');
   });
 
   it('while the session is expired the forms are disabled, with one banner; Try again enables them', async () => {

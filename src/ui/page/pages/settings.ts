@@ -1,5 +1,6 @@
 import type { SeenCarrier } from '../../api/carriers-seen.js';
 import type { ShopOverview } from '../../api/shop-overview.js';
+import type { StatusPushView } from '../../api/status-push.js';
 import type { ShippingProvider } from '../../../tracking/types.js';
 import { connectionRefusals, pauseWords } from '../../vocabulary.js';
 import { api, ApiError } from '../api-client.js';
@@ -7,7 +8,7 @@ import { toast } from '../app-bridge.js';
 import { failureToast, isSessionError, loadFailure } from '../components/load-failure.js';
 import { hasUnsavedChanges, saveBarForm } from '../components/save-bar-form.js';
 import { h, replace } from '../dom.js';
-import { formatCount, plural } from '../format.js';
+import { formatCount, formatDateTime, plural } from '../format.js';
 import type { PageModule } from '../page.js';
 import { disableForms } from '../session.js';
 
@@ -22,7 +23,9 @@ export const settingsPage: PageModule = (context) => {
   const connectionSection = h('s-section', { heading: 'Connection' }, spinner('connection'));
   const behaviourSection = h('s-section', { heading: 'Behaviour' }, spinner('settings'));
   const carriersSection = h('s-section', { heading: 'Carrier mapping' }, spinner('carriers'));
+  const pushSection = h('s-section', { heading: 'Status updates in seconds' }, spinner('status push'));
   connectionSection.id = 'connection';
+  pushSection.id = 'status-push';
   behaviourSection.id = 'behaviour';
   carriersSection.id = 'carriers';
 
@@ -129,6 +132,13 @@ export const settingsPage: PageModule = (context) => {
     details:
       'Shipping emails and the order status page link to your store’s tracking page instead of the carrier’s site (fulfilments of the last 90 days and every new one). Turning it off puts the carriers’ links back.',
   });
+  const pushSafetyPollHours = h('s-number-field', {
+    label: 'While status pushes arrive, still read each shipment every (hours)',
+    details: 'A safety net in case a push is lost. Sooner when a push is overdue for the status.',
+    min: 1,
+    max: 168,
+    step: 1,
+  });
   const staleAfterDays = h('s-number-field', {
     label: 'Days without a scan before a shipment counts as late',
     min: 1,
@@ -145,6 +155,7 @@ export const settingsPage: PageModule = (context) => {
       showOrderDelivered,
       linkToTrackingPage,
       staleAfterDays,
+      pushSafetyPollHours,
     ],
     read: () => ({
       createOnFulfillment: createOnFulfillment.checked,
@@ -154,6 +165,7 @@ export const settingsPage: PageModule = (context) => {
       showOrderDelivered: showOrderDelivered.checked,
       linkToTrackingPage: linkToTrackingPage.checked,
       staleAfterDays: Number(staleAfterDays.value),
+      pushSafetyPollHours: Number(pushSafetyPollHours.value),
     }),
     write: (v) => {
       createOnFulfillment.checked = v.createOnFulfillment;
@@ -164,11 +176,22 @@ export const settingsPage: PageModule = (context) => {
       linkToTrackingPage.checked = v.linkToTrackingPage;
       staleAfterDays.value = String(v.staleAfterDays);
       staleAfterDays.error = '';
+      pushSafetyPollHours.value = String(v.pushSafetyPollHours);
+      pushSafetyPollHours.error = '';
     },
     save: async (v) => {
       staleAfterDays.error = '';
+      pushSafetyPollHours.error = '';
       if (!Number.isInteger(v.staleAfterDays) || v.staleAfterDays < 1 || v.staleAfterDays > 90) {
         staleAfterDays.error = 'Enter a whole number of days from 1 to 90.';
+        return null;
+      }
+      if (
+        !Number.isInteger(v.pushSafetyPollHours) ||
+        v.pushSafetyPollHours < 1 ||
+        v.pushSafetyPollHours > 168
+      ) {
+        pushSafetyPollHours.error = 'Enter a whole number of hours from 1 to 168.';
         return null;
       }
       try {
@@ -177,7 +200,10 @@ export const settingsPage: PageModule = (context) => {
         return answer.settings;
       } catch (error) {
         if (error instanceof ApiError && error.issues.length > 0) {
-          staleAfterDays.error = error.issues.map((i) => i.message).join(' ');
+          for (const issue of error.issues) {
+            const field = issue.field === 'pushSafetyPollHours' ? pushSafetyPollHours : staleAfterDays;
+            field.error = issue.message;
+          }
         } else failureToast(error);
         return null;
       }
@@ -209,6 +235,78 @@ export const settingsPage: PageModule = (context) => {
         behaviourSection,
         isSessionError(error) ? null : loadFailure('Settings could not be loaded', error),
       );
+    }
+  }
+
+  /* ---------------------------------------------------------------- status pushes */
+
+  const pushUrl = h('s-text-field', { label: 'Status push URL', readOnly: true });
+  const pushState = h('div');
+  const rotate = h('s-button', { variant: 'secondary' }, 'Replace the URL');
+  rotate.addEventListener('click', () => void rotatePushUrl());
+
+  function drawPush(push: StatusPushView): void {
+    pushUrl.value = push.url;
+    replace(
+      pushState,
+      h(
+        's-stack',
+        { direction: 'inline', gap: 'small-200', alignItems: 'center', data: { testid: 'push-state' } },
+        h(
+          's-badge',
+          { tone: push.arriving ? 'success' : 'neutral' },
+          push.arriving ? 'Receiving' : 'Not receiving',
+        ),
+        h(
+          's-text',
+          null,
+          push.arriving && push.lastPushAt
+            ? `Last push ${formatDateTime(String(push.lastPushAt))}. Shipments are also read every ${plural(push.safetyPollHours, 'hour')} as a safety net.`
+            : 'No recent push: statuses are read on a schedule (hourly to every few hours).',
+        ),
+      ),
+    );
+  }
+
+  async function loadPush(): Promise<void> {
+    try {
+      const push = await api<StatusPushView>('GET', '/status-push');
+      drawPush(push);
+      replace(
+        pushSection,
+        h(
+          's-paragraph',
+          null,
+          'Register this URL as the tracking webhook in your tracking service account. It sends each new scan here with your API key, so statuses reach your store and your customers in seconds instead of hours.',
+        ),
+        pushUrl,
+        pushState,
+        rotate,
+      );
+      disableForms(pushSection);
+    } catch (error) {
+      replace(
+        pushSection,
+        isSessionError(error) ? null : loadFailure('The status push URL could not be loaded', error),
+      );
+    }
+  }
+
+  async function rotatePushUrl(): Promise<void> {
+    if (
+      !window.confirm(
+        'Replace the status push URL? The current one stops working at once; register the new one at your tracking service.',
+      )
+    )
+      return;
+    rotate.loading = true;
+    try {
+      drawPush(await api<StatusPushView>('POST', '/status-push/rotate', {}));
+      toast('New status push URL: register it at your tracking service');
+    } catch (error) {
+      failureToast(error);
+    } finally {
+      rotate.loading = false;
     }
   }
 
@@ -406,13 +504,16 @@ export const settingsPage: PageModule = (context) => {
   // pushes down one already on screen.
   const element = h('s-page', { heading: 'Settings' }, connectionSection);
   const carriersLoaded = loadCarriers();
+  const pushLoaded = loadPush();
   const ready = loadShop().then(async () => {
     element.append(behaviourSection);
+    await pushLoaded;
+    element.append(pushSection);
     await carriersLoaded;
     element.append(carriersSection);
     const section = context.params.get('section');
-    if (section === 'connection' || section === 'behaviour' || section === 'carriers') {
-      document.getElementById(section)?.scrollIntoView({ block: 'start' });
+    if (['connection', 'behaviour', 'status-push', 'carriers'].includes(section ?? '')) {
+      document.getElementById(section!)?.scrollIntoView({ block: 'start' });
     }
   });
   return {
