@@ -1,4 +1,5 @@
 /** Figures, targets, the human table, the `name: value` lines and bench/results.md. */
+import type { PushBurstResult, PushVsPollResult } from './pushes.js';
 import os from 'node:os';
 import { type CpuUsage, formatCpu } from './cpu.js';
 import type { DrainResult } from './drain.js';
@@ -366,4 +367,53 @@ export function resultsMarkdown(options: {
   }
   lines.push('## Figures', '', '```', ...figureLines(options.all), '```', '');
   return lines.join('\n');
+}
+
+/** The status-push figures (bench/pushes.ts). */
+export function pushFigures(
+  burst: PushBurstResult,
+  acceptOnly: PushBurstResult,
+  versus: PushVsPollResult,
+): Figure[] {
+  const f = (name: string, value: number, digits = 0): Figure => ({ name, value, digits });
+  return [
+    f('push_accepted_per_s', burst.acceptedPerSec),
+    f('push_accepted_per_s_web_only', acceptOnly.acceptedPerSec),
+    f('push_to_stored_p50_ms', burst.p50Ms),
+    f('push_to_stored_p99_ms', burst.p99Ms),
+    f('push_burst_all_applied_s', burst.allAppliedSec, 2),
+    f('reads_per_parcel_polling', versus.readsPerParcelPolling, 1),
+    f('reads_per_parcel_pushes', versus.readsPerParcelPushes, 1),
+    f('pushes_per_parcel', versus.pushesPerParcel, 1),
+    f('reads_ratio_pushes_vs_polling', versus.readsPerParcelPushes / versus.readsPerParcelPolling, 3),
+  ];
+}
+
+export function pushRows(
+  burst: PushBurstResult,
+  acceptOnly: PushBurstResult,
+  versus: PushVsPollResult,
+): string[] {
+  return [
+    `status pushes, accepting only (role web): ${acceptOnly.ok} of ${acceptOnly.pushes} at ${Math.round(acceptOnly.acceptedPerSec)}/s`,
+    `status pushes, applied meanwhile by the same process (role all): ${burst.ok} of ${burst.pushes} accepted (${burst.refused} refused) at ${Math.round(burst.acceptedPerSec)}/s; ` +
+      `push → stored p50 ${Math.round(burst.p50Ms)} ms, p99 ${Math.round(burst.p99Ms)} ms; all applied ${burst.allAppliedSec.toFixed(2)} s after the first was sent; ` +
+      `${burst.parcelsComplete} of ${burst.parcels} parcels with every event stored`,
+    `service reads per delivered parcel (${versus.parcels} parcels a shop, ${versus.simulatedHours.toFixed(0)} simulated hours): ` +
+      `polling only ${versus.readsPerParcelPolling.toFixed(1)}, with pushes ${versus.readsPerParcelPushes.toFixed(1)} ` +
+      `(+ ${versus.pushesPerParcel.toFixed(1)} pushes received); delivered ${versus.deliveredPolling} and ${versus.deliveredPushes}`,
+  ];
+}
+
+export function pushProblems(burst: PushBurstResult, versus: PushVsPollResult): string[] {
+  const problems: string[] = [];
+  if (burst.ok !== burst.pushes)
+    problems.push(`status pushes: ${burst.pushes - burst.ok} of ${burst.pushes} not accepted`);
+  if (burst.parcelsComplete !== burst.parcels)
+    problems.push(
+      `status pushes: ${burst.parcels - burst.parcelsComplete} parcels without every pushed event`,
+    );
+  if (versus.deliveredPolling !== versus.parcels || versus.deliveredPushes !== versus.parcels)
+    problems.push('pushes vs polling: not every parcel reached delivered in time');
+  return problems;
 }

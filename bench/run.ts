@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick]`: intake (signed webhooks per second against no-op servers, latency at half
- * load) and drain (a burst of fulfilments to trackers at the emulator) on SQLite and PostgreSQL. Prints
+ * load) and drain (a burst of fulfilments to trackers at the emulator) on SQLite and PostgreSQL; status
+ * pushes (a burst of 10 000, and reads per delivered parcel with pushes and with polling only). Prints
  * progress, a table, then one `name: value` line per figure; writes bench/results.md (a quick run writes
  * bench/.tmp/results-quick.md instead, so it never replaces the full run's file).
  */
@@ -17,6 +18,7 @@ import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
 import { measureIntake, startIntakeServers } from './intake.js';
 import { startLoadGenerator } from './load-client.js';
+import { measurePushBurst, measurePushesVsPolling } from './pushes.js';
 import { benchParams } from './params.js';
 import { freePort, onUnexpectedExit, ROOT } from './processes.js';
 import {
@@ -28,6 +30,9 @@ import {
   intakeTable,
   machineFacts,
   parameterLines,
+  pushFigures,
+  pushProblems,
+  pushRows,
   resultsMarkdown,
   targets,
   warnings,
@@ -164,16 +169,39 @@ async function main(cleanup: Cleanup): Promise<number> {
   const pg1 = await pg1Drain!.run();
   const pg2 = await pg2Drain!.run();
   const drainResults = { sqlite, sqlite64, pg1, pg2 };
-  await emulator.child.stop();
 
-  const all = figures(intake, drainResults, {
-    inFlight: workerConcurrency ?? 16,
-    inFlight64: 64,
-    latencyMs: params.drain.latencyMs,
-    idle: busyBefore !== null && busyBefore <= 10,
+  progress('== status pushes ==');
+  const burstCommon = {
+    ...params.pushes,
+    shops: shops.slice(0, 4),
+    trackingApiBaseUrl,
+    secret,
+    encryptionKey,
+    cleanup,
+    log: progress,
+  };
+  const acceptOnly = await measurePushBurst({ ...burstCommon, role: 'web' });
+  const burstResult = await measurePushBurst({ ...burstCommon, role: 'all' });
+  await emulator.child.stop();
+  const versus = await measurePushesVsPolling({
+    parcels: params.pushes.parcels,
+    clockSpeed: params.pushes.clockSpeed,
+    timeoutSec: params.pushes.lifecycleTimeoutSec,
+    cleanup,
+    log: progress,
   });
+
+  const all = [
+    ...figures(intake, drainResults, {
+      inFlight: workerConcurrency ?? 16,
+      inFlight64: 64,
+      latencyMs: params.drain.latencyMs,
+      idle: busyBefore !== null && busyBefore <= 10,
+    }),
+    ...pushFigures(burstResult, acceptOnly, versus),
+  ];
   const targetList = targets(all);
-  const problems = integrityProblems(intake, drainResults);
+  const problems = [...integrityProblems(intake, drainResults), ...pushProblems(burstResult, versus)];
   const notes = warnings(intake, drainResults);
   if (busyBefore !== null && busyBefore > 10) {
     notes.unshift(
@@ -182,7 +210,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     );
   }
   const intakeRows = intakeTable(intake);
-  const drainRows = drainTable(drainResults);
+  const drainRows = [...drainTable(drainResults), '', ...pushRows(burstResult, acceptOnly, versus)];
   const cpu = cpuLines(intake, drainResults);
   const wallSec = (performance.now() - startedAt) / 1000;
 

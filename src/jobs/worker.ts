@@ -81,6 +81,12 @@ export interface PassCounts {
   pushes: number;
 }
 
+/** Pushes applied per pass, and how long a pass that found fewer waits for more to arrive. */
+const pushBatch = 500;
+const pushGatherMs = 20;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const idlePollMs = options.idlePollMs ?? 500;
   const periodicEveryMs = options.periodicEveryMs ?? 60_000;
@@ -197,7 +203,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         leases: leases.pushes,
         ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
       },
-      200,
+      pushBatch,
     );
     return applied.claimed;
   }
@@ -263,6 +269,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       loop('pushes', async () => {
         const applied = await pushesStep();
         if (applied > 0) wakeAll(); // their store events are due
+        // In a burst, a moment's wait lets the next pass take many pushes at once (one write per parcel
+        // whatever its number of pushes) instead of one pass per push.
+        if (applied > 0 && applied < pushBatch) await delay(pushGatherMs);
         return applied > 0;
       }),
       loop('status', async () => {

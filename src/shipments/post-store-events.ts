@@ -121,6 +121,7 @@ async function postClaimed(
     oldestWaiting.set(key, Math.min(oldestWaiting.get(key) ?? Infinity, w.happenedAt.getTime()));
   }
   const held = new Set<string>();
+  const noAccess = new Map<string, string>();
   // Stores are written one after another (their rate limits are per store).
   for (const row of rows) {
     const key = `${row.shopId}/${row.fulfillmentId}`;
@@ -143,8 +144,17 @@ async function postClaimed(
       storeWrites.inc({ outcome: 'skipped' });
       continue;
     }
+    // A store that refused access (no offline session, a missing scope) refuses every write: the
+    // shop's other events of this pass wait as long without a call each.
+    const refused = noAccess.get(row.shopId);
+    if (refused) {
+      await failure(deps, token, row, { kind: 'access', message: refused }, stats);
+      held.add(key);
+      continue;
+    }
     const before = stats.retried;
-    await postOne(deps, token, row, shop.domain, stats);
+    const failedAs = await postOne(deps, token, row, shop.domain, stats);
+    if (failedAs?.kind === 'access') noAccess.set(row.shopId, failedAs.message);
     if (stats.retried > before) held.add(key);
   }
   // Every path above writes its row with the lease cleared.
@@ -152,13 +162,14 @@ async function postClaimed(
   return stats;
 }
 
+/** Writes one event; answers the failure when the store's answer was one. */
 async function postOne(
   deps: PostDeps,
   token: string,
   row: StoreFulfillmentEvent,
   shopDomain: string,
   stats: PostStats,
-): Promise<void> {
+): Promise<{ kind: 'retry' | 'rejected' | 'access'; message: string } | null> {
   const input: StoreEventInput = {
     fulfillmentId: row.fulfillmentId,
     status: row.status,
@@ -172,12 +183,15 @@ async function postOne(
   };
   if (row.state === 'sending') {
     const found = await deps.api.exists(shopDomain, input);
-    if (!found.ok) return failure(deps, token, row, found, stats);
+    if (!found.ok) {
+      await failure(deps, token, row, found, stats);
+      return found;
+    }
     if (found.value) {
       await finish(deps, token, row.id, { state: 'sent', error: null });
       stats.alreadyThere++;
       storeWrites.inc({ outcome: 'already_there' });
-      return;
+      return null;
     }
   }
   // Write-ahead: from here on the store may hold the event even if we never hear back.
@@ -185,23 +199,25 @@ async function postOne(
     where: { id: row.id, leaseOwner: token },
     data: { state: 'sending' },
   });
-  if (count !== 1) return;
+  if (count !== 1) return null;
   const created = await deps.api.create(shopDomain, input);
   // Only an answer that may come after the store acted (retry: 5xx, dropped, throttled) leaves the row
   // `sending`. A refusal (no offline session: nothing was sent; access denied; rejected) proves the store
   // holds no such event, so the row goes back to `pending` and is not looked up before its next attempt.
   if (!created.ok) {
-    return failure(
+    await failure(
       deps,
       token,
       { ...row, state: created.kind === 'retry' ? 'sending' : 'pending' },
       created,
       stats,
     );
+    return created;
   }
   await finish(deps, token, row.id, { state: 'sent', storeEventId: created.value.id, error: null });
   stats.sent++;
   storeWrites.inc({ outcome: 'sent' });
+  return null;
 }
 
 async function failure(

@@ -6,12 +6,14 @@ import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import { statusPushes } from '../observability/metrics.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
-import { defaultPollPolicy, nextReadAt, type PollPolicy } from '../shipments/status.js';
+import { defaultPollPolicy, nextReadAt, type PollPolicy, statusFromShipment } from '../shipments/status.js';
+import type { Shipment } from '../tracking/types.js';
 import { parsePush } from './payload.js';
 
 /**
- * Applies recorded status pushes, oldest first, through the same path as a poll (storeShipmentRead: the
- * stored status and history, one store fulfilment event per change, the shoppers' page). A push about a
+ * Applies recorded status pushes, a claimed batch at a time, through the same path as a poll
+ * (storeShipmentRead: the stored status and history, one store fulfilment event per change, the shoppers'
+ * page). A push about a
  * tracker the shop does not have (or no longer wants) is dropped and counted; one older than what is
  * stored changes nothing (storeShipmentRead never writes older over newer), so pushes arriving out of
  * order leave the newest state. After a push, the tracker's next read is the safety net's.
@@ -54,27 +56,10 @@ export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Pro
         orderBy: { receivedAt: 'asc' },
       });
       stats.claimed = rows.length;
-      for (const row of rows) {
-        let outcome: 'applied' | 'stale' | 'dropped';
-        try {
-          outcome = await applyOne(deps, row, now);
-        } catch (error) {
-          await failedOnce(deps, leases.token, row, now, error, stats);
-          continue;
-        }
-        stats[outcome]++;
-        statusPushes.inc({ outcome: outcome === 'dropped' ? 'dropped_unknown_tracker' : outcome });
-        await deps.prisma.statusPush.updateMany({
-          where: { id: row.id, leaseOwner: leases.token },
-          data: {
-            state: outcome,
-            processedAt: now,
-            error: outcome === 'dropped' ? 'no wanted tracker of this shop has this number' : null,
-            leaseOwner: null,
-            leaseExpiresAt: null,
-          },
-        });
-      }
+      const byShop = new Map<string, StatusPush[]>();
+      for (const row of rows) byShop.set(row.shopId, [...(byShop.get(row.shopId) ?? []), row]);
+      for (const [shopId, shopRows] of byShop)
+        await applyShop(deps, leases.token, shopId, shopRows, now, stats);
     } finally {
       leases.forget(ids);
     }
@@ -82,46 +67,119 @@ export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Pro
   });
 }
 
-async function applyOne(
+type Parsed = { row: StatusPush; shipment: Shipment; lastEventAt: number };
+
+/**
+ * One shop's claimed pushes: its trackers read at once, and per tracker only the newest push applied (its
+ * history holds every earlier one's events, so their store events are queued too); the earlier ones are
+ * closed as stale without a write of their own. A burst of a tracker's successive events costs one write.
+ */
+async function applyShop(
   deps: ApplyPushDeps,
-  row: StatusPush,
+  token: string,
+  shopId: string,
+  rows: StatusPush[],
   now: Date,
-): Promise<'applied' | 'stale' | 'dropped'> {
-  const parsed = parsePush(row.payload);
-  if (!parsed.ok) return 'dropped';
-  const { shipment } = parsed;
-  const number = shipment.trackingNumber.trim();
-  const trackers = await deps.prisma.tracker.findMany({
-    where: {
-      shopId: row.shopId,
-      desired: 'active',
-      trackingNumber: { in: [...new Set([number, number.toUpperCase()])] },
-      ...(shipment.trackingProvider ? { provider: shipment.trackingProvider } : {}),
-    },
-    include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
-  });
-  if (trackers.length === 0) return 'dropped';
-  let stored = false;
-  for (const tracker of trackers) {
-    // The shop's pushes arrive (this one did): the next read is the safety net's.
-    const shop = { ...tracker.shop, lastStatusPushAt: row.receivedAt };
-    const result = await storeShipmentRead(deps, tracker, shipment, now, {
-      guard: {},
-      then: (status) => ({
-        nextPollAt: nextReadAt(
-          status,
-          tracker.createdAt,
-          now,
-          shop,
-          deps.policy ?? defaultPollPolicy,
-          deps.random,
-        ),
-        pollFailures: 0,
-      }),
-    });
-    stored ||= result.stored;
+  stats: ApplyPushStats,
+): Promise<void> {
+  const parsed: Parsed[] = [];
+  const outcomes: Record<'applied' | 'stale' | 'dropped', string[]> = { applied: [], stale: [], dropped: [] };
+  for (const row of rows) {
+    const push = parsePush(row.payload);
+    if (!push.ok) outcomes.dropped.push(row.id);
+    else
+      parsed.push({
+        row,
+        shipment: push.shipment,
+        lastEventAt: statusFromShipment(push.shipment).lastEventAt?.getTime() ?? -Infinity,
+      });
   }
-  return stored ? 'applied' : 'stale';
+  const numbers = [
+    ...new Set(
+      parsed.flatMap((p) => [
+        p.shipment.trackingNumber.trim(),
+        p.shipment.trackingNumber.trim().toUpperCase(),
+      ]),
+    ),
+  ];
+  const trackers =
+    numbers.length === 0
+      ? []
+      : await deps.prisma.tracker.findMany({
+          where: { shopId, desired: 'active', trackingNumber: { in: numbers } },
+          include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
+        });
+  // Each tracker's pushes, newest last (by latest event, then event count, then arrival).
+  const perTracker = new Map<string, { tracker: (typeof trackers)[number]; pushes: Parsed[] }>();
+  for (const p of parsed) {
+    const number = p.shipment.trackingNumber.trim().toUpperCase();
+    const matching = trackers.filter(
+      (t) =>
+        t.trackingNumber.toUpperCase() === number &&
+        (p.shipment.trackingProvider === null || t.provider === p.shipment.trackingProvider),
+    );
+    if (matching.length === 0) outcomes.dropped.push(p.row.id);
+    for (const tracker of matching) {
+      const entry = perTracker.get(tracker.id) ?? { tracker, pushes: [] };
+      entry.pushes.push(p);
+      perTracker.set(tracker.id, entry);
+    }
+  }
+  const failed = new Set<string>();
+  for (const { tracker, pushes } of perTracker.values()) {
+    pushes.sort(
+      (a, b) =>
+        a.lastEventAt - b.lastEventAt ||
+        a.shipment.events.length - b.shipment.events.length ||
+        a.row.receivedAt.getTime() - b.row.receivedAt.getTime(),
+    );
+    const newest = pushes.at(-1)!;
+    // The shop's pushes arrive (this one did): the next read is the safety net's.
+    const shop = { ...tracker.shop, lastStatusPushAt: newest.row.receivedAt };
+    try {
+      const result = await storeShipmentRead(deps, tracker, newest.shipment, now, {
+        guard: {},
+        then: (status) => ({
+          nextPollAt: nextReadAt(
+            status,
+            tracker.createdAt,
+            now,
+            shop,
+            deps.policy ?? defaultPollPolicy,
+            deps.random,
+          ),
+          pollFailures: 0,
+        }),
+      });
+      (result.stored ? outcomes.applied : outcomes.stale).push(newest.row.id);
+      for (const p of pushes.slice(0, -1)) outcomes.stale.push(p.row.id);
+    } catch (error) {
+      for (const p of pushes) {
+        failed.add(p.row.id);
+        await failedOnce(deps, token, p.row, now, error, stats);
+      }
+    }
+  }
+  // A push matching two trackers (no provider given) counts once, by its best outcome.
+  const seen = new Set<string>(failed);
+  for (const outcome of ['applied', 'stale', 'dropped'] as const) {
+    const ids = [...new Set(outcomes[outcome])].filter((id) => !seen.has(id));
+    ids.forEach((id) => seen.add(id));
+    if (ids.length === 0) continue;
+    stats[outcome] += ids.length;
+    statusPushes.inc({ outcome: outcome === 'dropped' ? 'dropped_unknown_tracker' : outcome }, ids.length);
+    await deps.prisma.statusPush.updateMany({
+      where: { id: { in: ids }, leaseOwner: token },
+      data: {
+        state: outcome,
+        // When it was applied (not when the pass began): the push-to-stored latency is read from it.
+        processedAt: new Date(),
+        error: outcome === 'dropped' ? 'no wanted tracker of this shop has this number' : null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
+    });
+  }
 }
 
 async function failedOnce(

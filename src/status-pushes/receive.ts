@@ -1,7 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type { DatabaseClient } from '../db/client.js';
-import { insertRows } from '../db/insert-rows.js';
+import { groupInsert } from '../db/group-insert.js';
+import { type BulkRows, insertRows } from '../db/insert-rows.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { statusPushes } from '../observability/metrics.js';
@@ -65,6 +66,9 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 export function statusPushRouter(deps: ReceiveDeps): Router {
   const router = express.Router();
   const maxBytes = deps.maxBytes ?? 1024 * 1024;
+  const writer = groupInsert<BulkRows['StatusPush'] & { id: string }>((rows) =>
+    insertRows(deps.prisma, 'StatusPush', rows, { skipConflictsOn: ['shopId', 'dedupeKey'] }),
+  );
 
   const authenticate: RequestHandler = async (req, res, next) => {
     const token = String(req.params.token ?? '');
@@ -93,23 +97,17 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
     const parsed = parsePush(text);
     if (!parsed.ok) return refuse(res, parsed.reason);
     const now = (deps.now ?? (() => new Date()))();
-    const written = await insertRows(
-      deps.prisma,
-      'StatusPush',
-      [
-        {
-          id: randomUUID(),
-          shopId: shop.id,
-          dedupeKey: parsed.dedupeKey,
-          payload: text,
-          receivedAt: now,
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-        },
-      ],
-      { skipConflictsOn: ['shopId', 'dedupeKey'] },
-    );
+    // Group commit: a burst of pushes shares statements and commits, each answered once its row is in.
+    const written = await writer.insert({
+      id: randomUUID(),
+      shopId: shop.id,
+      dedupeKey: parsed.dedupeKey,
+      payload: text,
+      receivedAt: now,
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+    });
     // The shop's pushes arrive: its polling becomes the safety net (src/shipments/status.ts).
     if (!shop.lastStatusPushAt || now.getTime() - shop.lastStatusPushAt.getTime() >= lastPushResolutionMs)
       await deps.prisma.shop.update({
@@ -117,7 +115,7 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
         data: { lastStatusPushAt: now },
         select: { id: true },
       });
-    if (written.length === 0) {
+    if (!written) {
       statusPushes.inc({ outcome: 'duplicate' });
       res.status(200).json({ status: 'ok', duplicate: true });
       return;
