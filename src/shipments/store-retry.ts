@@ -1,7 +1,7 @@
 import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
-import type { StoreCallResult } from './post-store-events.js';
 
-type StoreFailure = Pick<Extract<StoreCallResult<unknown>, { ok: false }>, 'kind'>;
+/** A failed store call's kind (StoreCallResult in post-store-events.ts). */
+type StoreFailure = { kind: 'retry' | 'rejected' | 'access' };
 
 /**
  * What a failed store call means for the outbox row that made it (fulfilment events, tracking links): a

@@ -158,6 +158,9 @@ describe('claims on PostgreSQL', () => {
       await db.prisma.storeTrackingLink.create({
         data: { shopId: shop.id, fulfillmentId: `f${i}`, wanted: 'store', nextAttemptAt: past },
       });
+      await db.prisma.statusPush.create({
+        data: { shopId: shop.id, dedupeKey: `k${i}`, payload: '{}', nextAttemptAt: past },
+      });
     }
     for (let i = 0; i < 40; i++) {
       const other = await createShop(db.prisma, { domain: `every-queue-${i}.myshopify.com` });

@@ -92,6 +92,7 @@ describe('GET /metrics', () => {
       'status-polls',
       'store-events',
       'store-links',
+      'status-pushes',
     ]) {
       expect(sample(text, 'tracksync_queue_due', { queue }), queue).toBe(0);
       expect(sample(text, 'tracksync_queue_oldest_due_seconds', { queue }), queue).toBe(0);

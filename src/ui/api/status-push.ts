@@ -6,7 +6,8 @@ import { currentShop } from './current-shop.js';
 
 /** The shop's status push URL, to register at the tracking service, and whether pushes arrive. */
 export interface StatusPushView {
-  url: string;
+  /** The full URL to register at the service (shop:list --json names it the same). */
+  statusPushUrl: string;
   lastPushAt: Date | null;
   /** Pushes arrive: polling is only the safety net. */
   arriving: boolean;
@@ -34,7 +35,7 @@ function viewOf(
   token: string,
 ): StatusPushView {
   return {
-    url: statusPushUrl(deps.appUrl, token),
+    statusPushUrl: statusPushUrl(deps.appUrl, token),
     lastPushAt: shop.lastStatusPushAt,
     arriving: pushesArriving(shop, new Date()),
     safetyPollHours: shop.pushSafetyPollHours,

@@ -23,20 +23,22 @@ describe('GET /status-push and POST /status-push/rotate', () => {
   it('shows one URL per shop, kept until rotated; rotation gives a new one and drops the old', async () => {
     const domain = domainOf('push-url');
     const first = (await api.as(domain).get('/status-push')).body as StatusPushView;
-    expect(first.url).toMatch(/^https:\/\/tracksync\.example\/status-webhooks\/[A-Za-z0-9_-]{32}$/);
+    expect(first.statusPushUrl).toMatch(/^https:\/\/tracksync\.example\/status-webhooks\/[A-Za-z0-9_-]{32}$/);
     expect(first).toMatchObject({ lastPushAt: null, arriving: false, safetyPollHours: 24 });
-    expect(((await api.as(domain).get('/status-push')).body as StatusPushView).url).toBe(first.url);
+    expect(((await api.as(domain).get('/status-push')).body as StatusPushView).statusPushUrl).toBe(
+      first.statusPushUrl,
+    );
     // Another shop has its own.
     const other = (await api.as(domainOf('push-other')).get('/status-push')).body as StatusPushView;
-    expect(other.url).not.toBe(first.url);
+    expect(other.statusPushUrl).not.toBe(first.statusPushUrl);
 
     const rotated = await api.as(domain).post('/status-push/rotate', {});
     expect(rotated.status).toBe(200);
-    expect(rotated.body.url).not.toBe(first.url);
+    expect(rotated.body.statusPushUrl).not.toBe(first.statusPushUrl);
     const token = (url: string) => url.split('/').at(-1)!;
     const row = await api.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
-    expect(row.statusPushToken).toBe(token(rotated.body.url));
-    const old = await fetch(`${api.app.url}/status-webhooks/${token(first.url)}`, {
+    expect(row.statusPushToken).toBe(token(rotated.body.statusPushUrl));
+    const old = await fetch(`${api.app.url}/status-webhooks/${token(first.statusPushUrl)}`, {
       method: 'POST',
       body: '{}',
     });

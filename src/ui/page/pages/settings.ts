@@ -246,7 +246,7 @@ export const settingsPage: PageModule = (context) => {
   rotate.addEventListener('click', () => void rotatePushUrl());
 
   function drawPush(push: StatusPushView): void {
-    pushUrl.value = push.url;
+    pushUrl.value = push.statusPushUrl;
     replace(
       pushState,
       h(
