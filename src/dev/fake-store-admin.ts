@@ -637,8 +637,12 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
       return;
     }
 
-    if (operation === 'fulfillmentEventCreate') {
-      const { body: answer, applied } = createEvent(shop, variables);
+    if (operation === 'fulfillmentEventCreate' || operation === 'fulfillmentTrackingInfoUpdate') {
+      const { body: answer, applied } =
+        operation === 'fulfillmentEventCreate'
+          ? createEvent(shop, variables)
+          : updateTrackingInfo(shop, variables);
+      // "Apply then fail": the mutation took effect, the answer is lost.
       if (injected?.kind === 'applyThenFail' && applied) {
         if (injected.answer === 'drop') req.socket.destroy();
         else res.status(500).json({ errors: 'Internal Server Error' });
@@ -649,16 +653,6 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     }
     if (operation === 'fulfillmentEvents') {
       res.json(listEvents(shop, query, variables));
-      return;
-    }
-    if (operation === 'fulfillmentTrackingInfoUpdate') {
-      const { body: answer, applied } = updateTrackingInfo(shop, variables);
-      if (injected?.kind === 'applyThenFail' && applied) {
-        if (injected.answer === 'drop') req.socket.destroy();
-        else res.status(500).json({ errors: 'Internal Server Error' });
-        return;
-      }
-      res.json(answer);
       return;
     }
     if (operation === 'customerOrders') {

@@ -13,12 +13,10 @@ import { proxyLocale, proxyLocales } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
 import { createLookupLimiter, defaultLookupLimits, type LookupLimits } from './rate-limit.js';
 import type { OrderRefresher } from './refresh.js';
+import { storeProxyPath } from './paths.js';
 import { verifyProxyRequest } from './signature.js';
 
-export const proxyPath = '/proxy';
-
-/** Where the store shows the page (shopify.app.toml [app_proxy] prefix/subpath). */
-export const storeProxyPath = '/apps/track';
+export { proxyPath, storeProxyPath } from './paths.js';
 
 export interface ProxyDeps {
   prisma: DatabaseClient;

@@ -5,6 +5,7 @@ import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
+import { storeProxyPath } from '../proxy/paths.js';
 import type { StoreCallResult } from './post-store-events.js';
 import { afterStoreFailure } from './store-retry.js';
 
@@ -20,14 +21,11 @@ import { afterStoreFailure } from './store-retry.js';
  * a lost answer is harmless: no write-ahead mark is needed, unlike fulfilment events.
  */
 
-/** The store's address of the shoppers' page (shopify.app.toml [app_proxy] prefix/subpath). */
-export const storeTrackingPath = '/apps/track';
-
 /** Turning the setting on changes the fulfilments of the last this many days (older ones were delivered). */
 export const linkRecentDays = 90;
 
 export function storeTrackingUrl(shopDomain: string, trackingNumber: string): string {
-  return `https://${shopDomain}${storeTrackingPath}?tracking=${encodeURIComponent(trackingNumber)}`;
+  return `https://${shopDomain}${storeProxyPath}?tracking=${encodeURIComponent(trackingNumber)}`;
 }
 
 /** Whether a link is one this app set (the store's page): never kept as "the carrier's link". */
@@ -35,7 +33,7 @@ export function isStoreTrackingUrl(shopDomain: string, url: string | null | unde
   if (!url) return false;
   try {
     const parsed = new URL(url);
-    return parsed.host.toLowerCase() === shopDomain.toLowerCase() && parsed.pathname === storeTrackingPath;
+    return parsed.host.toLowerCase() === shopDomain.toLowerCase() && parsed.pathname === storeProxyPath;
   } catch {
     return false;
   }
@@ -82,21 +80,11 @@ export async function queueLinksForSetting(
     select: { fulfillmentId: true },
     distinct: ['fulfillmentId'],
   });
-  const inserted = await insertRows(
+  const inserted = await insertStoreLinks(
     prisma,
-    'StoreTrackingLink',
-    fulfilments.map((f) => ({
-      id: randomUUID(),
-      shopId,
-      fulfillmentId: f.fulfillmentId,
-      wanted: 'store',
-      state: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-      updatedAt: now,
-    })),
-    { skipConflictsOn: ['shopId', 'fulfillmentId'] },
+    shopId,
+    fulfilments.map((f) => f.fulfillmentId),
+    now,
   );
   const { count } = await prisma.storeTrackingLink.updateMany({
     where: { shopId, OR: [{ wanted: 'carrier' }, { state: 'failed' }] },
@@ -125,23 +113,35 @@ export async function queueLinksForNewFulfillments(
   shop: LinkShop,
   fulfillments: readonly LinkFulfillment[],
 ): Promise<void> {
-  const now = new Date();
-  await insertRows(
+  await insertStoreLinks(
     tx,
+    shop.id,
+    fulfillments.filter((f) => needsStoreLinks(shop, f)).map((f) => f.fulfillmentId),
+    new Date(),
+  );
+}
+
+/** New rows wanting the store's links, due now; a fulfilment that has its row already is left as it is. */
+function insertStoreLinks(
+  db: DatabaseClient | Tx,
+  shopId: string,
+  fulfillmentIds: string[],
+  now: Date,
+): Promise<string[]> {
+  return insertRows(
+    db,
     'StoreTrackingLink',
-    fulfillments
-      .filter((f) => needsStoreLinks(shop, f))
-      .map((f) => ({
-        id: randomUUID(),
-        shopId: shop.id,
-        fulfillmentId: f.fulfillmentId,
-        wanted: 'store',
-        state: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })),
+    fulfillmentIds.map((fulfillmentId) => ({
+      id: randomUUID(),
+      shopId,
+      fulfillmentId,
+      wanted: 'store',
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })),
     { skipConflictsOn: ['shopId', 'fulfillmentId'] },
   );
 }

@@ -82,6 +82,13 @@ async function applyShop(
   now: Date,
   stats: ApplyPushStats,
 ): Promise<void> {
+  // The shop's pushes arrive: its polling becomes the safety net (src/shipments/status.ts). One write per
+  // shop and pass, here rather than on intake's path.
+  const newest = new Date(Math.max(...rows.map((r) => r.receivedAt.getTime())));
+  await deps.prisma.shop.updateMany({
+    where: { id: shopId, OR: [{ lastStatusPushAt: null }, { lastStatusPushAt: { lt: newest } }] },
+    data: { lastStatusPushAt: newest },
+  });
   const parsed: Parsed[] = [];
   const outcomes: Record<'applied' | 'stale' | 'dropped', string[]> = { applied: [], stale: [], dropped: [] };
   for (const row of rows) {

@@ -19,7 +19,7 @@ import { isPushToken } from './token.js';
  *   shop's stored API key, compared in constant time (else 401);
  * - the body is at most `maxBytes` (else 413), JSON (else 400), a shipment with a tracking number (else 400).
  * Then it is recorded (a push seen before, by content, is acknowledged and not stored twice) and answered
- * 200; the worker applies it (apply.ts). Nothing is stored for a refused push.
+ * 200; the worker applies it (apply.ts), and notes there that the shop's pushes arrive. Nothing is stored for a refused push.
  */
 
 export interface ReceiveDeps {
@@ -32,9 +32,6 @@ export interface ReceiveDeps {
   maxBytes?: number;
   now?: () => Date;
 }
-
-/** How often the shop's "last push" time is written at most (a burst of pushes writes it once). */
-const lastPushResolutionMs = 60_000;
 
 type Refusal = 'unknown_token' | 'bad_key' | 'too_large' | 'not_json' | 'not_a_shipment' | 'key_unreadable';
 
@@ -108,13 +105,6 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
       attempts: 0,
       nextAttemptAt: now,
     });
-    // The shop's pushes arrive: its polling becomes the safety net (src/shipments/status.ts).
-    if (!shop.lastStatusPushAt || now.getTime() - shop.lastStatusPushAt.getTime() >= lastPushResolutionMs)
-      await deps.prisma.shop.update({
-        where: { id: shop.id },
-        data: { lastStatusPushAt: now },
-        select: { id: true },
-      });
     if (!written) {
       statusPushes.inc({ outcome: 'duplicate' });
       res.status(200).json({ status: 'ok', duplicate: true });
