@@ -63,6 +63,32 @@ function relabelPgCharColumns(adapter: SqlDriverAdapter): void {
   };
 }
 
+type PgScriptTarget = {
+  executeScript?: (script: string) => Promise<void>;
+  underlyingDriver?: () => { query(text: string): Promise<unknown> };
+  onError?: (error: unknown) => never;
+};
+
+/**
+ * WORKAROUND (adapter-pg 7.10): `executeScript` splits a migration at every `;`, which cuts a PL/pgSQL
+ * function body (the rollup triggers, src/shipments/rollups.ts) in pieces. The whole script is sent as one
+ * simple-protocol query instead, which PostgreSQL itself splits correctly (and runs as one implicit
+ * transaction: a migration applies whole or not at all). Applied only to the schema engine's connections.
+ */
+function runPgScriptsWhole(adapter: SqlDriverAdapter): void {
+  const target = adapter as unknown as PgScriptTarget;
+  const driver = target.underlyingDriver;
+  if (typeof target.executeScript !== 'function' || typeof driver !== 'function') return;
+  target.executeScript = async (script) => {
+    try {
+      await driver.call(adapter).query(script);
+    } catch (error) {
+      if (typeof target.onError === 'function') target.onError.call(adapter, error);
+      throw error;
+    }
+  };
+}
+
 /**
  * The app's adapter factory, wrapped for the schema engine:
  * - remembers every connection it hands out so {@link disposeAll} can close them (freeing the engine
@@ -88,7 +114,10 @@ export class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFa
 
   async connect(): Promise<SqlDriverAdapter> {
     const adapter = await this.#inner.connect();
-    if (this.#databaseProvider === 'postgresql') relabelPgCharColumns(adapter);
+    if (this.#databaseProvider === 'postgresql') {
+      relabelPgCharColumns(adapter);
+      runPgScriptsWhole(adapter);
+    }
     const dispose = adapter.dispose.bind(adapter);
     let disposed: Promise<void> | undefined;
     adapter.dispose = () => {

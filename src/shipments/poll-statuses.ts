@@ -10,6 +10,7 @@ import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shipment } from '../tracking/types.js';
+import { deliveryFactsOf } from './delivery-facts.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
 import {
   defaultPollPolicy,
@@ -20,6 +21,7 @@ import {
   type StatusChange,
   statusChanges,
   statusFromShipment,
+  storedEventsOf,
 } from './status.js';
 
 /**
@@ -317,7 +319,7 @@ async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy
 }
 
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
-export type ReadTarget = Pick<Tracker, 'id' | 'shopId' | 'estimatedDelivery' | 'events'> & {
+export type ReadTarget = Pick<Tracker, 'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt'> & {
   lines: Array<{ fulfillmentId: string }>;
   shop: Pick<Shop, 'postFulfillmentEvents'>;
 };
@@ -377,6 +379,12 @@ export async function storeShipmentRead(
             events: JSON.stringify(status.events),
           }),
       statusCheckedAt: now,
+      ...deliveryFactsOf({
+        ...status,
+        events: keepHistory ? storedEventsOf(tracker.events) : status.events,
+        lastEventAt: keepHistory ? (tracker.lastEventAt ?? status.lastEventAt) : status.lastEventAt,
+        createdAt: tracker.createdAt,
+      }),
       ...(write.then?.(status) ?? {}),
     },
   });

@@ -1,4 +1,5 @@
 import type { Shipment, TrackingEvent, TrackingLocation } from '../tracking/types.js';
+import { isFinalStatus } from './status-table.js';
 
 /**
  * What a shipment's status means for tracksync: how often to read it again, whether it is over, whether
@@ -43,51 +44,8 @@ export const trackerStates = new Set([
   'expired',
 ]);
 
-/**
- * Final: the parcel's story is over, or the service will not follow this tracker (deleted, expired, a
- * number or carrier it cannot follow: mapping the carrier again makes a new tracker), so polling stops.
- */
-const finalStatuses = new Set([
-  'delivered',
-  'returned',
-  'return_to_sender',
-  'expired',
-  'cancelled',
-  'canceled',
-  'label_cancelled',
-  'deleted',
-  'invalid_tracking',
-  'invalid_carrier',
-  'carrier_unsupported',
-]);
-
-/** Needs the merchant's attention. */
-const exceptionStatuses = new Set([
-  'failure',
-  'failed',
-  'exception',
-  'error',
-  'return_to_sender',
-  'returned',
-  'attempt_fail',
-  'failed_attempt',
-  'delayed',
-  'on_hold',
-  'expired',
-  'undeliverable',
-  'connection_issue',
-  'invalid_tracking',
-  'invalid_carrier',
-  'carrier_unsupported',
-]);
-
-export function isFinalStatus(status: string | null | undefined): boolean {
-  return finalStatuses.has(normaliseStatus(status));
-}
-
-export function isExceptionStatus(status: string | null | undefined): boolean {
-  return exceptionStatuses.has(normaliseStatus(status));
-}
+/** Final (polling stops) and trouble (the merchant should look): decided by the one status table. */
+export { isFinalStatus, isTroubleStatus } from './status-table.js';
 
 /**
  * The platform status of one event, from its status_detail first (more precise), then its status; null
@@ -146,6 +104,37 @@ export interface StoredEvent {
   statusDetail: string | null;
   message: string;
   location: string | null;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * The stored event history (JSON text, oldest first). Anything unreadable is left out rather than
+ * failing the page: the history is a convenience, the columns beside it are the record.
+ */
+export function storedEventsOf(json: string | null): StoredEvent[] {
+  if (!json) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  const events: StoredEvent[] = [];
+  for (const item of parsed as unknown[]) {
+    if (!item || typeof item !== 'object') continue;
+    const e = item as Record<string, unknown>;
+    const at = text(e.at);
+    events.push({
+      at: at !== null && !Number.isNaN(Date.parse(at)) ? at : null,
+      status: text(e.status) ?? 'unknown',
+      statusDetail: text(e.statusDetail),
+      message: text(e.message) ?? '',
+      location: text(e.location),
+    });
+  }
+  return events;
 }
 
 export interface ShipmentStatus {

@@ -1,24 +1,26 @@
 /**
  * The words the merchant reads, in one place: parcel statuses and their groups, where a shipment's sync
- * stands, why something failed and what to do. Plain TypeScript with no imports: the server (API answers,
- * CSV) and the page's bundle (src/ui/page) both use it, so a label is never spelt two ways.
+ * stands, why something failed and what to do. Plain TypeScript whose only import is the status table (itself
+ * import-free): the server (API answers, CSV) and the page's bundle (src/ui/page) both use it, so a label is
+ * never spelt two ways. Which group a status is in is decided by src/shipments/status-table.ts alone.
  */
+
+import { type ParcelGroup, type SyncState, syncStates } from '../shipments/status-table.js';
 
 /* ------------------------------------------------------------------ the parcel */
 
-/** The parcel's status in groups the merchant filters by. */
-export const parcelGroups = [
-  'not_scanned',
-  'info_received',
-  'in_transit',
-  'out_for_delivery',
-  'ready_for_pickup',
-  'failed_attempt',
-  'exception',
-  'delivered',
-  'ended',
-] as const;
-export type ParcelGroup = (typeof parcelGroups)[number];
+export {
+  groupByDetail,
+  movingStatuses,
+  normaliseStatusCode,
+  type ParcelGroup,
+  parcelGroupOf,
+  parcelGroups,
+  parcelGroupStatuses,
+  type SyncState,
+  syncStateOf,
+  syncStates,
+} from '../shipments/status-table.js';
 
 export const parcelGroupLabels: Record<ParcelGroup, string> = {
   not_scanned: 'No scan yet',
@@ -28,6 +30,7 @@ export const parcelGroupLabels: Record<ParcelGroup, string> = {
   ready_for_pickup: 'Ready for pickup',
   failed_attempt: 'Delivery attempt failed',
   exception: 'Exception',
+  not_followed: 'Tracking problem',
   delivered: 'Delivered',
   ended: 'Ended',
 };
@@ -42,71 +45,10 @@ export const parcelGroupTones: Record<ParcelGroup, Tone> = {
   ready_for_pickup: 'info',
   failed_attempt: 'warning',
   exception: 'critical',
+  not_followed: 'warning',
   delivered: 'success',
   ended: 'neutral',
 };
-
-/**
- * Which status codes (normalised: lower case, `_` for spaces and hyphens) make each group. A status that
- * is in none of these lists is a parcel still moving: in transit. Details that say more than a moving
- * status (out_for_delivery, ready_for_pickup) are listed by detail.
- */
-export const parcelGroupStatuses: Record<Exclude<ParcelGroup, 'in_transit'>, readonly string[]> = {
-  not_scanned: ['pending', 'pending_trackship', 'unknown'],
-  info_received: ['info_received', 'label_created', 'label_printed', 'pre_transit'],
-  out_for_delivery: ['out_for_delivery'],
-  ready_for_pickup: ['available_for_pickup', 'ready_for_pickup'],
-  failed_attempt: ['attempt_fail', 'failed_attempt', 'failure', 'delivery_attempted'],
-  exception: [
-    'exception',
-    'error',
-    'failed',
-    'delayed',
-    'on_hold',
-    'undeliverable',
-    'return_to_sender',
-    'returned',
-    'expired',
-    'connection_issue',
-    'invalid_tracking',
-    'invalid_carrier',
-    'carrier_unsupported',
-  ],
-  delivered: ['delivered'],
-  ended: ['cancelled', 'canceled', 'label_cancelled', 'deleted'],
-};
-
-/** Moving statuses whose detail names a group of its own. */
-export const movingStatuses: readonly string[] = ['in_transit', 'transit'];
-export const groupByDetail: Partial<Record<string, ParcelGroup>> = {
-  out_for_delivery: 'out_for_delivery',
-  available_for_pickup: 'ready_for_pickup',
-  ready_for_pickup: 'ready_for_pickup',
-  attempt_fail: 'failed_attempt',
-  failed_attempt: 'failed_attempt',
-  delivery_attempted: 'failed_attempt',
-};
-
-export function normaliseStatusCode(value: string | null | undefined): string {
-  return (value ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-}
-
-/** The group of a status (and its detail); no status read yet: not_scanned. */
-export function parcelGroupOf(status: string | null | undefined, detail?: string | null): ParcelGroup {
-  const code = normaliseStatusCode(status);
-  if (code === '') return 'not_scanned';
-  if (movingStatuses.includes(code)) {
-    const byDetail = groupByDetail[normaliseStatusCode(detail)];
-    if (byDetail) return byDetail;
-  }
-  for (const [group, codes] of Object.entries(parcelGroupStatuses)) {
-    if (codes.includes(code)) return group as ParcelGroup;
-  }
-  return 'in_transit';
-}
 
 /** What the merchant can do when the service itself cannot follow a tracker. */
 export const statusActions: Record<string, string> = {
@@ -162,23 +104,6 @@ export const statusLabels: Record<string, string> = {
 
 /* ------------------------------------------------------------------ the sync */
 
-/**
- * Where a shipment's tracker stands at the tracking service, in the merchant's terms, for one line (a
- * number on a fulfilment).
- */
-export const syncStates = [
-  'tracked',
-  'syncing',
-  'waiting_carrier',
-  'failed',
-  'removing',
-  'order_cancelled',
-  'fulfillment_cancelled',
-  'number_removed',
-  'removed',
-] as const;
-export type SyncState = (typeof syncStates)[number];
-
 /** The sync filter: one state, or every shipment that needs the merchant. */
 export const syncFilters = ['problem', ...syncStates] as const;
 export type SyncFilter = (typeof syncFilters)[number];
@@ -210,24 +135,6 @@ export const syncFilterLabels: Record<SyncFilter, string> = {
   number_removed: 'Number removed',
   removed: 'Tracker removed',
 };
-
-/** The sync state of one line: no tracker → waiting for a carrier; else from the tracker's states. */
-export function syncStateOf(
-  tracker: { desired: string; remote: string; syncState: string } | null,
-  endedReason: string | null,
-): SyncState {
-  if (!tracker) return 'waiting_carrier';
-  if (tracker.syncState === 'failed' || tracker.syncState === 'dead') return 'failed';
-  if (tracker.desired === 'removed') {
-    if (tracker.remote !== 'absent') return 'removing';
-    return endedReason === 'order_cancelled' ||
-      endedReason === 'fulfillment_cancelled' ||
-      endedReason === 'number_removed'
-      ? endedReason
-      : 'removed';
-  }
-  return tracker.syncState === 'synced' && tracker.remote === 'present' ? 'tracked' : 'syncing';
-}
 
 /* ------------------------------------------------------------------ failures */
 

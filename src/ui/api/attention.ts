@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
-import { isExceptionStatus, isFinalStatus } from '../../shipments/status.js';
+import { isFinalStatus, isTroubleStatus } from '../../shipments/status.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 import { type LastEventView, lastEventOf, type StatusView, statusView } from './shipment-status.js';
@@ -88,7 +88,7 @@ export async function listAttention(
   )
     .map((g) => g.status)
     .filter((s): s is string => s !== null);
-  const exceptions = statuses.filter((s) => isExceptionStatus(s));
+  const exceptions = statuses.filter((s) => isTroubleStatus(s));
   const finals = statuses.filter((s) => isFinalStatus(s));
 
   const late: Prisma.TrackerWhereInput = {
@@ -168,7 +168,7 @@ export async function listAttention(
     const quietSince = quietSinceOf(t);
     const daysQuiet = Math.max(0, Math.floor((now.getTime() - quietSince.getTime()) / dayMs));
     const status = statusView(t.status, t.statusDetail);
-    const exception = isExceptionStatus(t.status);
+    const exception = isTroubleStatus(t.status);
     return {
       id: t.id,
       trackingNumber: t.trackingNumber,

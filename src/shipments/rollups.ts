@@ -1,0 +1,235 @@
+import type { DatabaseProvider } from '../db/provider.js';
+import { parcelGroupSql, syncStateSql } from './status-table.js';
+
+/**
+ * The figures a shop's pages show, kept by the database itself in the same statement as the rows they
+ * count, so a count is a sum over a few hundred rollup rows whatever the shop's size, and no write path of
+ * the app (intake, reconciler, poller, pushes, retention) can forget to keep them:
+ *
+ * - TrackingLine.parcelGroup / syncState: the line's class (src/shipments/status-table.ts) from its tracker,
+ *   set when the line is written and whenever its tracker's status or sync columns change. The list filters
+ *   on them through indexes.
+ * - ShipmentCount: visible lines (wanted, or with a tracker) per shop, UTC day of creation, parcel group and
+ *   sync state: the list's total and facet counts, and the health counts.
+ * - DeliveryCount: wanted trackers per shop, UTC day of creation, carrier, parcel group and transit time:
+ *   the analytics. Deleting a tracker (retention) does not lower it, so past figures stay exact.
+ *
+ * The SQL is generated here from the status table and written into a migration for each provider
+ * (prisma/migrations/<provider>/*_shipment_rollups); test/shipments/rollups.test.ts checks that the
+ * migrations hold exactly what this module generates, so the table and the triggers cannot drift. A change
+ * to the status table therefore needs a new migration that replaces the triggers (`rollupTriggersSql`).
+ */
+
+const q = (name: string) => `"${name}"`;
+
+/** YYYY-MM-DD (UTC) of a DateTime column: PostgreSQL timestamp(3); SQLite ISO-8601 text. */
+export function dayOf(column: string, provider: DatabaseProvider): string {
+  return provider === 'postgresql' ? `to_char(${column}, 'YYYY-MM-DD')` : `substr(${column}, 1, 10)`;
+}
+
+/** The line is in the list: still wanted, or its tracker exists (even once removed). */
+const visible = (row: string) => `(${row}."active" OR ${row}."trackerId" IS NOT NULL)`;
+
+/** The class of a line from a tracker row (`t`, or NEW/OLD) and the line's own end reason. */
+function lineClass(t: string, present: string, endedReason: string): { group: string; sync: string } {
+  return {
+    group: parcelGroupSql(`${t}."status"`, `${t}."statusDetail"`, present),
+    sync: syncStateSql({
+      present,
+      syncState: `${t}."syncState"`,
+      desired: `${t}."desired"`,
+      remote: `${t}."remote"`,
+      endedReason,
+    }),
+  };
+}
+
+/** Transit time in tenths of a day (the analytics' resolution); -1: not delivered. */
+const tenths = (row: string) =>
+  `CASE WHEN ${row}."transitSeconds" IS NULL THEN -1 ELSE CAST(ROUND(${row}."transitSeconds" / 8640.0) AS INTEGER) END`;
+const flag = (condition: string) => `CASE WHEN ${condition} THEN 1 ELSE 0 END`;
+
+const shipmentCountKey = ['shopId', 'day', 'parcelGroup', 'syncState'].map(q).join(', ');
+const deliveryCountKey = ['shopId', 'day', 'provider', 'parcelGroup', 'transitTenths'].map(q).join(', ');
+const deliveryMeasures = [
+  'shipments',
+  'transitSeconds',
+  'onTimeMeasured',
+  'onTime',
+  'exceptions',
+  'failedAttempts',
+];
+
+/** Adds `sign` × one line (OLD or NEW) to ShipmentCount, when the line is visible. */
+function shipmentCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvider): string {
+  return [
+    `INSERT INTO "ShipmentCount" (${shipmentCountKey}, "count")`,
+    `SELECT ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."parcelGroup", ${row}."syncState", ${sign}`,
+    `WHERE ${visible(row)}`,
+    `ON CONFLICT (${shipmentCountKey}) DO UPDATE SET "count" = "ShipmentCount"."count" + excluded."count";`,
+  ].join('\n    ');
+}
+
+/** Adds `sign` × one tracker (OLD or NEW) to DeliveryCount, when it is wanted. */
+function deliveryCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvider): string {
+  const s = sign === 1 ? '' : '-';
+  const values = [
+    `${s}1`,
+    `${s}COALESCE(${row}."transitSeconds", 0)`,
+    `${s}${flag(`${row}."deliveredOnTime" IS NOT NULL`)}`,
+    `${s}${flag(`${row}."deliveredOnTime"`)}`,
+    `${s}${flag(`${row}."hadException"`)}`,
+    `${s}${flag(`${row}."hadFailedAttempt"`)}`,
+  ];
+  return [
+    `INSERT INTO "DeliveryCount" (${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')})`,
+    `SELECT ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."provider", ${parcelGroupSql(`${row}."status"`, `${row}."statusDetail"`)}, ${tenths(row)}, ${values.join(', ')}`,
+    `WHERE ${row}."desired" = 'active'`,
+    `ON CONFLICT (${deliveryCountKey}) DO UPDATE SET ${deliveryMeasures
+      .map((m) => `${q(m)} = "DeliveryCount".${q(m)} + excluded.${q(m)}`)
+      .join(', ')};`,
+  ].join('\n    ');
+}
+
+/** `OLD.x IS DISTINCT FROM NEW.x OR …` (SQLite: IS NOT). */
+function changed(columns: readonly string[], provider: DatabaseProvider): string {
+  const distinct = provider === 'postgresql' ? 'IS DISTINCT FROM' : 'IS NOT';
+  return columns.map((c) => `OLD.${q(c)} ${distinct} NEW.${q(c)}`).join(' OR ');
+}
+
+/** Columns of a tracker that decide its lines' class. */
+const trackerClassColumns = ['status', 'statusDetail', 'syncState', 'desired', 'remote'];
+/** Columns of a line that decide where it is counted. */
+const lineCountColumns = ['parcelGroup', 'syncState', 'active', 'trackerId', 'createdAt', 'shopId'];
+/** Columns of a tracker that decide where it is counted in the analytics. */
+const trackerDeliveryColumns = [
+  'shopId',
+  'createdAt',
+  'provider',
+  'desired',
+  'status',
+  'statusDetail',
+  'transitSeconds',
+  'deliveredOnTime',
+  'hadException',
+  'hadFailedAttempt',
+];
+
+/** Sets a tracker's lines' class from the tracker row `t` (NEW; or nothing: the tracker is going). */
+function linesOfTrackerSql(t: 'NEW' | null, trackerId: string): string {
+  const cls = t
+    ? lineClass(t, 'TRUE', '"TrackingLine"."endedReason"')
+    : { group: `'not_scanned'`, sync: `'waiting_carrier'` };
+  return [
+    `UPDATE "TrackingLine" SET "parcelGroup" = ${cls.group}, "syncState" = ${cls.sync}`,
+    `WHERE "trackerId" = ${trackerId} AND ("parcelGroup" <> ${cls.group} OR "syncState" <> ${cls.sync});`,
+  ].join('\n    ');
+}
+
+/** A line's class from its tracker, as one row of two columns (`parcelGroup`, `syncState`). */
+function lineClassSelect(line: string): string {
+  const cls = lineClass('t', `t."id" IS NOT NULL`, `${line}."endedReason"`);
+  return `SELECT ${cls.group}, ${cls.sync} FROM (SELECT 1) AS one LEFT JOIN "Tracker" AS t ON t."id" = ${line}."trackerId"`;
+}
+
+function postgresqlTriggers(): string {
+  const p: DatabaseProvider = 'postgresql';
+  const fn = (name: string, returns: string, body: string) =>
+    `CREATE OR REPLACE FUNCTION "${name}"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    ${body}\n    RETURN ${returns};\nEND $$;`;
+  return [
+    fn(
+      'tracksync_line_class',
+      'NEW',
+      `${lineClassSelect('NEW').replace('FROM (SELECT 1)', 'INTO NEW."parcelGroup", NEW."syncState" FROM (SELECT 1)')};`,
+    ),
+    `CREATE TRIGGER "TrackingLine_class" BEFORE INSERT OR UPDATE OF "trackerId", "endedReason" ON "TrackingLine" FOR EACH ROW EXECUTE FUNCTION "tracksync_line_class"();`,
+    fn(
+      'tracksync_line_counts',
+      'NULL',
+      [
+        `IF TG_OP <> 'INSERT' THEN\n    ${shipmentCountDelta('OLD', -1, p)}\n    END IF;`,
+        `IF TG_OP <> 'DELETE' THEN\n    ${shipmentCountDelta('NEW', 1, p)}\n    END IF;`,
+      ].join('\n    '),
+    ),
+    `CREATE TRIGGER "TrackingLine_counts_insert" AFTER INSERT OR DELETE ON "TrackingLine" FOR EACH ROW EXECUTE FUNCTION "tracksync_line_counts"();`,
+    `CREATE TRIGGER "TrackingLine_counts_update" AFTER UPDATE ON "TrackingLine" FOR EACH ROW WHEN (${changed(lineCountColumns, p)}) EXECUTE FUNCTION "tracksync_line_counts"();`,
+    fn('tracksync_tracker_lines', 'NULL', linesOfTrackerSql('NEW', 'NEW."id"')),
+    `CREATE TRIGGER "Tracker_lines" AFTER UPDATE ON "Tracker" FOR EACH ROW WHEN (${changed(trackerClassColumns, p)}) EXECUTE FUNCTION "tracksync_tracker_lines"();`,
+    fn('tracksync_tracker_gone', 'OLD', linesOfTrackerSql(null, 'OLD."id"')),
+    `CREATE TRIGGER "Tracker_gone" BEFORE DELETE ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_gone"();`,
+    fn(
+      'tracksync_tracker_deliveries',
+      'NULL',
+      [
+        `IF TG_OP = 'UPDATE' THEN\n    ${deliveryCountDelta('OLD', -1, p)}\n    END IF;`,
+        deliveryCountDelta('NEW', 1, p),
+      ].join('\n    '),
+    ),
+    `CREATE TRIGGER "Tracker_deliveries_insert" AFTER INSERT ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_deliveries"();`,
+    `CREATE TRIGGER "Tracker_deliveries_update" AFTER UPDATE ON "Tracker" FOR EACH ROW WHEN (${changed(trackerDeliveryColumns, p)}) EXECUTE FUNCTION "tracksync_tracker_deliveries"();`,
+  ].join('\n\n');
+}
+
+function sqliteTriggers(): string {
+  const p: DatabaseProvider = 'sqlite';
+  const trigger = (name: string, on: string, body: string[]) =>
+    `CREATE TRIGGER "${name}" ${on} BEGIN\n    ${body.join('\n    ')}\nEND;`;
+  // SQLite cannot change NEW in a BEFORE trigger: the class is set by an UPDATE after the write, which
+  // the counts trigger then sees as a move from the defaults to the class.
+  const setClass = `UPDATE "TrackingLine" SET ("parcelGroup", "syncState") = (${lineClassSelect('NEW')}) WHERE "id" = NEW."id";`;
+  return [
+    trigger('TrackingLine_class_insert', `AFTER INSERT ON "TrackingLine"`, [
+      shipmentCountDelta('NEW', 1, p),
+      setClass,
+    ]),
+    trigger('TrackingLine_class_update', `AFTER UPDATE OF "trackerId", "endedReason" ON "TrackingLine"`, [
+      setClass,
+    ]),
+    trigger(
+      'TrackingLine_counts_update',
+      `AFTER UPDATE OF ${lineCountColumns.map(q).join(', ')} ON "TrackingLine" WHEN ${changed(lineCountColumns, p)}`,
+      [shipmentCountDelta('OLD', -1, p), shipmentCountDelta('NEW', 1, p)],
+    ),
+    trigger('TrackingLine_counts_delete', `AFTER DELETE ON "TrackingLine"`, [
+      shipmentCountDelta('OLD', -1, p),
+    ]),
+    trigger(
+      'Tracker_lines',
+      `AFTER UPDATE OF ${trackerClassColumns.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerClassColumns, p)}`,
+      [linesOfTrackerSql('NEW', 'NEW."id"')],
+    ),
+    trigger('Tracker_gone', `BEFORE DELETE ON "Tracker"`, [linesOfTrackerSql(null, 'OLD."id"')]),
+    trigger('Tracker_deliveries_insert', `AFTER INSERT ON "Tracker"`, [deliveryCountDelta('NEW', 1, p)]),
+    trigger(
+      'Tracker_deliveries_update',
+      `AFTER UPDATE OF ${trackerDeliveryColumns.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerDeliveryColumns, p)}`,
+      [deliveryCountDelta('OLD', -1, p), deliveryCountDelta('NEW', 1, p)],
+    ),
+  ].join('\n\n');
+}
+
+/** The triggers that keep the rollups, for a migration. */
+export function rollupTriggersSql(provider: DatabaseProvider): string {
+  return provider === 'postgresql' ? postgresqlTriggers() : sqliteTriggers();
+}
+
+/**
+ * Fills the lines' class and both rollups from the rows already there (before the triggers exist): for the
+ * migration that adds them, and for the scale benchmark's seeding, which writes rows in bulk first.
+ */
+export function rollupBackfillSql(provider: DatabaseProvider): string {
+  const cls = lineClass('t', 'TRUE', '"TrackingLine"."endedReason"');
+  const day = (c: string) => dayOf(c, provider);
+  return [
+    `UPDATE "TrackingLine" SET ("parcelGroup", "syncState") = (SELECT ${cls.group}, ${cls.sync} FROM "Tracker" AS t WHERE t."id" = "TrackingLine"."trackerId") WHERE "trackerId" IS NOT NULL;`,
+    `DELETE FROM "ShipmentCount";`,
+    `INSERT INTO "ShipmentCount" (${shipmentCountKey}, "count") SELECT l."shopId", ${day('l."createdAt"')}, l."parcelGroup", l."syncState", COUNT(*) FROM "TrackingLine" AS l WHERE ${visible('l')} GROUP BY 1, 2, 3, 4;`,
+    `DELETE FROM "DeliveryCount";`,
+    `INSERT INTO "DeliveryCount" (${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')}) SELECT t."shopId", ${day('t."createdAt"')}, t."provider", ${parcelGroupSql('t."status"', 't."statusDetail"')}, ${tenths('t')}, COUNT(*), SUM(COALESCE(t."transitSeconds", 0)), SUM(${flag('t."deliveredOnTime" IS NOT NULL')}), SUM(${flag('t."deliveredOnTime"')}), SUM(${flag('t."hadException"')}), SUM(${flag('t."hadFailedAttempt"')}) FROM "Tracker" AS t WHERE t."desired" = 'active' GROUP BY 1, 2, 3, 4, 5;`,
+  ].join('\n');
+}
+
+/** What the migration that adds the rollups appends to the schema engine's DDL: backfill, then triggers. */
+export function rollupMigrationSql(provider: DatabaseProvider): string {
+  return `-- Rollups (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupBackfillSql(provider)}\n\n${rollupTriggersSql(provider)}\n`;
+}
