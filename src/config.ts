@@ -146,6 +146,8 @@ const appEnv = z
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** GET /metrics on the app's port, only with `Authorization: Bearer <METRICS_TOKEN>`. Unset: no such route. */
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** How often /metrics reads its database figures (queue depths, trackers by state, paused shops) again. */
+    METRICS_DATABASE_EVERY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
     /**
      * Where the page loads App Bridge and Polaris from: the platform's CDN (cdn, as it requires), or the
      * app's offline stand-ins (stand-in: tests and offline development only; it is not the admin).
@@ -153,10 +155,28 @@ const appEnv = z
     ADMIN_UI_SCRIPTS: z.enum(['cdn', 'stand-in']).default('cdn'),
     /** The shoppers' tracking page reads an order again when its newest stored status is older than this. */
     TRACKING_PAGE_REFRESH_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+    /**
+     * Retention (src/jobs/retention.ts). Processed webhook deliveries and applied status pushes are kept this
+     * long: the duplicate window (the platform retries for 48 h, so at least 3 days).
+     */
+    RETENTION_DELIVERY_DAYS: z.coerce.number().int().min(3).max(365).default(7),
+    /** Deliveries and pushes that failed are kept this long for an operator to look at and retry. */
+    RETENTION_FAILED_DELIVERY_DAYS: z.coerce.number().int().min(3).max(3650).default(30),
+    /** Store fulfilment events written (or skipped) are deleted this long after they were queued. */
+    RETENTION_STORE_EVENT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** Ended trackers, their lines and fulfilments are deleted after this long with no activity. */
+    RETENTION_TRACKER_DAYS: z.coerce.number().int().min(30).max(3650).default(400),
+    /** Rows per retention statement: each is short, and the worker yields between them. */
+    RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(5000).default(200),
   })
   .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
     message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
     path: ['WORKER_LEASE_RENEW_MS'],
+  })
+  // A failed delivery deleted before the duplicate window ends would let a duplicate of it in again.
+  .refine((e) => e.RETENTION_FAILED_DELIVERY_DAYS >= e.RETENTION_DELIVERY_DAYS, {
+    message: 'must be at least RETENTION_DELIVERY_DAYS (the duplicate window)',
+    path: ['RETENTION_FAILED_DELIVERY_DAYS'],
   });
 
 export interface AppConfig {
@@ -173,13 +193,29 @@ export interface AppConfig {
   lease: { leaseMs: number; renewEveryMs: number };
   trackingTimeoutMs: number;
   /** Where GET /metrics is served: its own listener and/or the app's port behind a token; neither by default. */
-  metrics: { port: number | null; host: string; token: string | null };
+  metrics: {
+    port: number | null;
+    host: string;
+    token: string | null;
+    /** How often the scrape reads the database figures again (default 60 000; 0: at every scrape). */
+    databaseEveryMs?: number;
+  };
   adminUiScripts: AdminUiScripts;
   /** The shoppers' tracking page (GET /proxy). */
   trackingPage: { refreshAfterMs: number };
+  /** How long finished rows are kept (src/jobs/retention.ts), and rows per retention statement; unset: defaults. */
+  retention?: {
+    deliveryMs: number;
+    failedDeliveryMs: number;
+    storeEventMs: number;
+    trackerMs: number;
+    batchSize: number;
+  };
 }
 
 export type AdminUiScripts = 'cdn' | 'stand-in';
+
+const day = 24 * 3_600_000;
 
 export function loadAppConfig(env: Env = process.env): AppConfig {
   const e = parseEnv(appEnv, env);
@@ -198,9 +234,21 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       renewEveryMs: e.WORKER_LEASE_RENEW_MS ?? Math.floor(e.WORKER_LEASE_MS / 3),
     },
     trackingTimeoutMs: e.TRACKING_TIMEOUT_MS,
-    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    metrics: {
+      port: e.METRICS_PORT ?? null,
+      host: e.METRICS_HOST,
+      token: e.METRICS_TOKEN ?? null,
+      databaseEveryMs: e.METRICS_DATABASE_EVERY_MS,
+    },
     adminUiScripts: e.ADMIN_UI_SCRIPTS,
     trackingPage: { refreshAfterMs: e.TRACKING_PAGE_REFRESH_MINUTES * 60_000 },
+    retention: {
+      deliveryMs: e.RETENTION_DELIVERY_DAYS * day,
+      failedDeliveryMs: e.RETENTION_FAILED_DELIVERY_DAYS * day,
+      storeEventMs: e.RETENTION_STORE_EVENT_DAYS * day,
+      trackerMs: e.RETENTION_TRACKER_DAYS * day,
+      batchSize: e.RETENTION_BATCH_SIZE,
+    },
   };
 }
 

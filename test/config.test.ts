@@ -35,7 +35,7 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig(valid)).toMatchObject({
       lease: { leaseMs: 15_000, renewEveryMs: 5_000 },
       trackingTimeoutMs: 10_000,
-      metrics: { port: null, host: '127.0.0.1', token: null },
+      metrics: { port: null, host: '127.0.0.1', token: null, databaseEveryMs: 60_000 },
     });
     expect(
       loadAppConfig({
@@ -44,11 +44,12 @@ describe('loadAppConfig', () => {
         TRACKING_TIMEOUT_MS: '2500',
         METRICS_PORT: '9464',
         METRICS_TOKEN: 'a-token-of-16-chars',
+        METRICS_DATABASE_EVERY_MS: '0',
       }),
     ).toMatchObject({
       lease: { leaseMs: 6_000, renewEveryMs: 2_000 },
       trackingTimeoutMs: 2_500,
-      metrics: { port: 9464, host: '127.0.0.1', token: 'a-token-of-16-chars' },
+      metrics: { port: 9464, host: '127.0.0.1', token: 'a-token-of-16-chars', databaseEveryMs: 0 },
     });
     // A renewal must come at least twice per lease, so one late renewal does not lose it.
     expect(() => loadAppConfig({ ...valid, WORKER_LEASE_MS: '6000', WORKER_LEASE_RENEW_MS: '4000' })).toThrow(
@@ -58,6 +59,42 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ ...valid, METRICS_TOKEN: 'short' })).toThrow(
       /METRICS_TOKEN: must be at least 16 characters/,
     );
+  });
+
+  it('retention: defaults, settings, and what is refused', () => {
+    const day = 24 * 3_600_000;
+    expect(loadAppConfig(valid).retention).toEqual({
+      deliveryMs: 7 * day,
+      failedDeliveryMs: 30 * day,
+      storeEventMs: 30 * day,
+      trackerMs: 400 * day,
+      batchSize: 200,
+    });
+    expect(
+      loadAppConfig({
+        ...valid,
+        RETENTION_DELIVERY_DAYS: '3',
+        RETENTION_FAILED_DELIVERY_DAYS: '10',
+        RETENTION_STORE_EVENT_DAYS: '14',
+        RETENTION_TRACKER_DAYS: '90',
+        RETENTION_BATCH_SIZE: '100',
+      }).retention,
+    ).toEqual({
+      deliveryMs: 3 * day,
+      failedDeliveryMs: 10 * day,
+      storeEventMs: 14 * day,
+      trackerMs: 90 * day,
+      batchSize: 100,
+    });
+    // The platform retries a delivery for 48 hours: a shorter window would let a retried duplicate in.
+    expect(() => loadAppConfig({ ...valid, RETENTION_DELIVERY_DAYS: '2' })).toThrow(
+      /RETENTION_DELIVERY_DAYS/,
+    );
+    expect(() =>
+      loadAppConfig({ ...valid, RETENTION_DELIVERY_DAYS: '10', RETENTION_FAILED_DELIVERY_DAYS: '5' }),
+    ).toThrow(/RETENTION_FAILED_DELIVERY_DAYS: must be at least RETENTION_DELIVERY_DAYS/);
+    expect(() => loadAppConfig({ ...valid, RETENTION_TRACKER_DAYS: '7' })).toThrow(/RETENTION_TRACKER_DAYS/);
+    expect(() => loadAppConfig({ ...valid, RETENTION_BATCH_SIZE: '100000' })).toThrow(/RETENTION_BATCH_SIZE/);
   });
 
   it('names every bad variable and never prints a value', () => {

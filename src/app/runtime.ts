@@ -98,6 +98,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             concurrency: config.workerConcurrency,
             lease: config.lease,
             idlePollMs: options.idlePollMs,
+            ...(config.retention ? { retention: config.retention } : {}),
             ...(options.reconciler ? { reconciler: options.reconciler } : {}),
             ...(options.pollPolicy ? { pollPolicy: options.pollPolicy } : {}),
           },
@@ -129,7 +130,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     url = `http://${host}:${port}`;
     logger.info({ url, role: config.role }, 'listening');
   }
-  setDatabaseGauges(databaseGauges(db.prisma));
+  setDatabaseGauges(databaseGauges(db.prisma, { everyMs: config.metrics.databaseEveryMs }));
   const metricsServer =
     config.metrics.port === null
       ? null

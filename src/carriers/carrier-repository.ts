@@ -24,6 +24,17 @@ export function createCarrierRepository(prisma: DatabaseClient, options: { match
       return prisma.carrier.findMany({ orderBy: { label: 'asc' }, select: { slug: true, label: true } });
     },
 
+    /** The labels of these slugs (by primary key: the few a page shows, never the whole list). */
+    async labelsOf(slugs: Iterable<string>): Promise<Map<string, string>> {
+      const wanted = [...new Set(slugs)];
+      if (wanted.length === 0) return new Map();
+      const rows = await prisma.carrier.findMany({
+        where: { slug: { in: wanted } },
+        select: { slug: true, label: true },
+      });
+      return new Map(rows.map((r) => [r.slug, r.label]));
+    },
+
     async hasProvider(slug: string): Promise<boolean> {
       const count = await prisma.carrier.count();
       return count === 0 || (await prisma.carrier.findUnique({ where: { slug } })) !== null;

@@ -1,6 +1,7 @@
 import { columnTypes } from '../generated/column-types.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import type { DatabaseClient, Tx } from './client.js';
+import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
 
 /**
@@ -38,6 +39,11 @@ const chunkRows = 200;
 export interface InsertOptions {
   /** Skip rows that collide on this unique key (`ON CONFLICT (...) DO NOTHING`). */
   skipConflictsOn?: readonly string[];
+  /**
+   * Write only the rows meeting this condition, decided by the statement itself (so nothing can change in
+   * between): trusted SQL over the row as `v."column"`, per provider.
+   */
+  onlyIf?: (provider: DatabaseProvider) => string;
 }
 
 /**
@@ -72,7 +78,10 @@ export async function insertRows<T extends keyof BulkRows>(
     const conflict = options.skipConflictsOn
       ? ` ON CONFLICT (${options.skipConflictsOn.map((n) => `"${n}"`).join(', ')}) DO NOTHING`
       : '';
-    const sql = `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES ${tuples.join(', ')}${conflict} RETURNING "id"`;
+    const columns = names.map((n) => `"${n}"`).join(', ');
+    const sql = options.onlyIf
+      ? `WITH v (${columns}) AS (VALUES ${tuples.join(', ')}) INSERT INTO "${table}" (${columns}) SELECT ${names.map((n) => `v."${n}"`).join(', ')} FROM v WHERE ${options.onlyIf(provider)}${conflict} RETURNING "id"`
+      : `INSERT INTO "${table}" (${columns}) VALUES ${tuples.join(', ')}${conflict} RETURNING "id"`;
     const ids = await db.$queryRawUnsafe<{ id: string }[]>(sql, ...params);
     for (const { id } of ids) written.push(id);
   }

@@ -16,6 +16,13 @@ import { providerOf } from './provider-of.js';
  *   waits for the other, neither comes back with fewer rows than were due.
  * - SQLite: the same UPDATE without the locking clause. SQLite has one writer at a time, so the statement
  *   is atomic on its own and there is nothing to skip.
+ * - Queues of shop-owned rows (`byShop`: tracker syncs, status reads) are claimed shop by shop, so a claim
+ *   costs the batch, not the backlog: the database keeps a short list of the shops that may have rows due
+ *   and from when (the DueShop table, kept by triggers: src/db/due-shops.ts); a claim reads the shops due
+ *   first from it, then at most a few due rows of each through the (shopId, due time) index, locking them as
+ *   above, and finally replaces those shops' entries by when each is next due. One big shop never takes a
+ *   whole claim (`max` rows of a shop per claim) and a paused shop's backlog is never read: the shop is
+ *   looked at once, then again when it may be claimed (its probe, or when it is resumed).
  *
  * Leases are short and renewed by a heartbeat while their holder still works on the rows
  * (`createLeaseHolder`), so the work of a process that died is taken over within one lease, not minutes.
@@ -52,11 +59,37 @@ export interface QueueDescription {
   bumpVersion?: boolean;
   /** The table has a Prisma `@updatedAt` column, which raw SQL must set itself. */
   hasUpdatedAt?: boolean;
-  /** At most `max` rows per value of `column` in one claim, so one big shop never takes a whole claim. */
-  perGroup?: { column: string; max: number };
+  /** Rows owned by shops (a `shopId` column), claimed shop by shop: see the module's comment. */
+  byShop?: ByShop;
+}
+
+/**
+ * How a queue of shop-owned rows is claimed shop by shop. `dueSince` is then the row's due time: `due` must be
+ * `member AND q."<dueSince>" <= :now`, and the table needs an index on (shopId, dueSince).
+ */
+export interface ByShop {
+  /**
+   * When a row is in the queue at all, whenever due (SQL over `q`, without `:now`). The database keeps, per
+   * shop, an entry at or before the due time of each such row not leased (src/db/due-shops.ts).
+   */
+  member: string;
+  /** When the shop's rows may be claimed (SQL over the shop, aliased `s`, with `:now`). */
+  eligible: string;
+  /** When a shop that may not be claimed is to be looked at again (SQL over `s`; NULL: once the shop changes). */
+  lookAgainAt: string;
+  /** At most this many rows of one shop per claim (default: the claim's limit). */
+  max?: number;
 }
 
 type Db = DatabaseClient | Tx;
+
+/**
+ * A whole client, not a transaction's client. (A transaction's client has a `$transaction` too at runtime,
+ * but none of the connection methods.)
+ */
+function isClient(db: Db): db is DatabaseClient {
+  return typeof (db as { $disconnect?: unknown }).$disconnect === 'function';
+}
 
 /** Builds one statement's text and parameters in the provider's placeholder style. */
 class Statement {
@@ -80,6 +113,23 @@ class Statement {
   sql(text: string, now: Date): string {
     return text.replaceAll(':now', () => this.time(now));
   }
+
+  /** A list of shop ids as a table `g("shopId")`, in the list's order. */
+  shops(ids: readonly string[]): string {
+    return this.provider === 'postgresql'
+      ? `unnest(${this.value(ids, 'text[]')}) AS g("shopId")`
+      : `(SELECT "value" AS "shopId" FROM json_each(${this.value(JSON.stringify(ids), 'text')})) AS g`;
+  }
+
+  done(sql: string): SqlStatement {
+    return { sql, params: this.params };
+  }
+}
+
+/** One statement's text and parameters. */
+export interface SqlStatement {
+  sql: string;
+  params: unknown[];
 }
 
 function leaseFree(queue: QueueDescription, s: Statement, now: Date): string {
@@ -100,31 +150,286 @@ export interface ClaimRequest {
   now: Date;
   leaseMs: number;
   limit: number;
-  /** Overrides the queue's `perGroup.max` for this claim. */
+  /** Overrides the queue's `byShop.max` for this claim. */
   perGroupMax?: number;
 }
 
 /**
- * Leases up to `limit` due, lease-free rows to `token` (the oldest first); returns their ids in no particular
- * order: callers read the rows back in the order they need.
+ * Leases up to `limit` due, lease-free rows to `token` (the oldest first; shop by shop for `byShop` queues);
+ * returns their ids in no particular order: callers read the rows back in the order they need.
  */
 export async function claimDue(db: Db, queue: QueueDescription, request: ClaimRequest): Promise<string[]> {
   if (request.limit <= 0) return [];
+  if (queue.byShop) return claimByShop(db, queue, queue.byShop, request);
   const s = new Statement(providerOf(db));
   const { now } = request;
-  const lease = queue.lease;
-  const head = `UPDATE "${queue.table}" SET "${lease.owner}" = ${s.value(request.token, 'text')}, "${lease.expiresAt}" = ${s.time(new Date(now.getTime() + request.leaseMs))}${touched(queue, s, now)}`;
   // Placeholders are numbered (PostgreSQL) or positional (SQLite): every part is built in text order.
-  const group = () =>
-    queue.perGroup
-      ? ` AND q."id" IN (SELECT w."id" FROM (SELECT q."id", ROW_NUMBER() OVER (PARTITION BY q."${queue.perGroup.column}" ORDER BY ${queue.orderBy}) AS rn FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})) AS w WHERE w.rn <= ${s.value(request.perGroupMax ?? queue.perGroup.max, 'integer')})`
-      : '';
-  const pick = `SELECT q."id" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})${group()} ORDER BY ${queue.orderBy} LIMIT ${s.value(request.limit, 'integer')}${s.provider === 'postgresql' ? ' FOR UPDATE OF q SKIP LOCKED' : ''}`;
+  const head = leaseHead(queue, s, request);
+  const pick = `SELECT q."id" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)}) ORDER BY ${queue.orderBy} LIMIT ${s.value(request.limit, 'integer')}${s.provider === 'postgresql' ? ' FOR UPDATE OF q SKIP LOCKED' : ''}`;
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
     `${head} WHERE "id" IN (${pick}) RETURNING "id"`,
     ...s.params,
   );
   return rows.map((x) => x.id);
+}
+
+function leaseHead(queue: QueueDescription, s: Statement, request: ClaimRequest): string {
+  const lease = queue.lease;
+  return `UPDATE "${queue.table}" SET "${lease.owner}" = ${s.value(request.token, 'text')}, "${lease.expiresAt}" = ${s.time(new Date(request.now.getTime() + request.leaseMs))}${touched(queue, s, request.now)}`;
+}
+
+/**
+ * Shops a claim may look at beyond one per row it may take: room for shops whose due rows another claim is
+ * taking at the same moment (they are skipped).
+ */
+const spareShops = 32;
+/** DueShop entries read per shop it may look at (a shop may have a few). */
+const entriesPerShop = 2;
+
+/** How many shops a claim of `limit` rows lists at most. */
+function shopsListed(limit: number): number {
+  return Math.min(limit + spareShops, 1_000);
+}
+
+interface ListedShop {
+  shopId: string;
+  eligible: boolean;
+}
+
+/**
+ * A claim by shop: the shops due first (DueShop), then up to `max` due rows of each until `limit` (locked as
+ * they are read, so two claimers never take the same row and neither waits), then the shops it read get their
+ * entry replaced by when each is next due (or is to be looked at again). PostgreSQL: the last two in one
+ * transaction (one commit), which never waits for anyone. SQLite: statement by statement (each is atomic with
+ * one writer; a transaction held across awaits would hold the write lock meanwhile, and better-sqlite3 waits
+ * for a busy lock synchronously, stalling every connection of the process).
+ */
+async function claimByShop(
+  db: Db,
+  queue: QueueDescription,
+  byShop: ByShop,
+  request: ClaimRequest,
+): Promise<string[]> {
+  // A claim whose whole list gave nothing (entries of shops whose rows were all done or taken meanwhile)
+  // has moved those entries on: it looks again, a bounded number of times, rather than come back empty
+  // while rows are due further down the list (the worker would then sleep before its next pass).
+  for (let round = 0; round < maxRounds; round++) {
+    const { leased, listFull } = await claimByShopOnce(db, queue, byShop, request);
+    if (leased.length > 0 || !listFull) return leased;
+  }
+  return [];
+}
+
+const maxRounds = 4;
+
+async function claimByShopOnce(
+  db: Db,
+  queue: QueueDescription,
+  byShop: ByShop,
+  request: ClaimRequest,
+): Promise<{ leased: string[]; listFull: boolean }> {
+  const provider = providerOf(db);
+  const list = claimByShopStatements.dueShops(provider, queue, request.now, request.limit);
+  const shops = (
+    await db.$queryRawUnsafe<{ shopId: string; eligible: number | bigint }[]>(list.sql, ...list.params)
+  ).map((row) => ({ shopId: row.shopId, eligible: Number(row.eligible) > 0 }));
+  if (shops.length === 0) return { leased: [], listFull: false };
+  const eligible = shops.filter((shop) => shop.eligible).map((shop) => shop.shopId);
+  const lease = eligible.length > 0 ? claimByShopStatements.lease(provider, queue, eligible, request) : null;
+  type Leased = { id: string; shopId: string }[];
+  const leaseAndReplace = async (tx: Db) => {
+    const rows = lease ? await tx.$queryRawUnsafe<Leased>(lease.sql, ...lease.params) : [];
+    await replaceDueShops(
+      tx,
+      queue,
+      toReplace(shops, rows, request, perShopOf(byShop, request)),
+      request.now,
+    );
+    return rows;
+  };
+  const leased =
+    provider === 'postgresql' ? await indexOrdered(db, leaseAndReplace) : await leaseAndReplace(db);
+  return { leased: leased.map((row) => row.id), listFull: shops.length >= shopsListed(request.limit) };
+}
+
+/**
+ * Replaces the DueShop entries of `shopIds` (see claimByShopStatements.replaceDueShops). SQLite: the new
+ * entries first, then the ones there before them; a new entry a writer adds meanwhile stays.
+ */
+async function replaceDueShops(db: Db, queue: QueueDescription, shopIds: string[], now: Date): Promise<void> {
+  if (shopIds.length === 0) return;
+  const provider = providerOf(db);
+  const replace = claimByShopStatements.replaceDueShops(provider, queue, shopIds, now);
+  if (provider === 'postgresql') {
+    await db.$executeRawUnsafe(replace.sql, ...replace.params);
+    return;
+  }
+  const ofShops = `"queue" = ? AND "shopId" IN (SELECT "value" FROM json_each(?))`;
+  const shopsJson = JSON.stringify(shopIds);
+  const before = await db.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT "id" FROM "DueShop" WHERE ${ofShops}`,
+    queue.name,
+    shopsJson,
+  );
+  await db.$executeRawUnsafe(replace.sql, ...replace.params);
+  if (before.length === 0) return;
+  await db.$executeRawUnsafe(
+    `DELETE FROM "DueShop" WHERE ${ofShops} AND "id" IN (SELECT "value" FROM json_each(?))`,
+    queue.name,
+    shopsJson,
+    JSON.stringify(before.map((row) => row.id)),
+  );
+}
+
+function perShopOf(byShop: ByShop, request: ClaimRequest): number {
+  return Math.min(request.limit, request.perGroupMax ?? byShop.max ?? request.limit);
+}
+
+/**
+ * The shops whose DueShop entries a claim replaces: those it may not claim from (looked at again later), and
+ * those it read that gave fewer than `perShop` rows (nothing left due, or their entry was too early). The rows
+ * are read shop by shop in the list's order, so when the claim is full the shops after the last one it took
+ * rows of were not read, and that one may have more. A shop that gave `perShop` rows keeps its entry: it is
+ * still due, at the latest from there.
+ */
+function toReplace(
+  shops: ListedShop[],
+  leased: { shopId: string }[],
+  request: ClaimRequest,
+  perShop: number,
+): string[] {
+  const eligible = shops.filter((shop) => shop.eligible).map((shop) => shop.shopId);
+  const taken = new Map<string, number>();
+  for (const row of leased) taken.set(row.shopId, (taken.get(row.shopId) ?? 0) + 1);
+  const lastTaken = eligible.findLastIndex((id) => taken.has(id));
+  const read = leased.length >= request.limit ? eligible.slice(0, lastTaken) : eligible;
+  return [
+    ...shops.filter((shop) => !shop.eligible).map((shop) => shop.shopId),
+    ...read.filter((id) => (taken.get(id) ?? 0) < perShop),
+  ];
+}
+
+/**
+ * PostgreSQL: runs `fn` in one transaction (a transaction of its own, or the caller's when `db` is already a
+ * transaction's client) with bitmap scans off, for statements whose per-shop subqueries must walk the
+ * (shopId, due time) index in order and stop early. The planner, which estimates a few rows per shop, may
+ * otherwise pick a bitmap scan that reads all of a big shop's due rows and sorts them (tens of milliseconds
+ * for one shop with a large backlog). In the caller's transaction the setting is put back afterwards.
+ */
+async function indexOrdered<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  if (isClient(db)) {
+    return db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
+      return fn(tx);
+    });
+  }
+  const [was] = await db.$queryRawUnsafe<{ v: string }[]>(
+    `SELECT current_setting('enable_bitmapscan') AS "v", set_config('enable_bitmapscan', 'off', true)`,
+  );
+  try {
+    return await fn(db);
+  } finally {
+    await db.$queryRawUnsafe(`SELECT set_config('enable_bitmapscan', $1, true)`, was?.v ?? 'on');
+  }
+}
+
+/**
+ * The statements of a claim by shop (exported to check their plans on seeded data:
+ * test/db/claim-plans.test.ts).
+ */
+export const claimByShopStatements = {
+  /**
+   * The shops whose entries are due first, one per row the claim may take and a few more, each with whether
+   * its rows may be claimed now (`eligible`: 1 or 0).
+   */
+  dueShops(provider: DatabaseProvider, queue: QueueDescription, now: Date, limit: number): SqlStatement {
+    const byShop = requireByShop(queue);
+    const s = new Statement(provider);
+    const shops = shopsListed(limit);
+    const eligible = `(SELECT COUNT(*) FROM "Shop" AS s WHERE s."id" = h."shopId" AND (${s.sql(byShop.eligible, now)}))`;
+    const entries = `SELECT "shopId", "dueAt" FROM "DueShop" WHERE "queue" = ${s.value(queue.name, 'text')} AND "dueAt" <= ${s.time(now)} ORDER BY "dueAt" LIMIT ${s.value(shops * entriesPerShop, 'integer')}`;
+    return s.done(
+      `SELECT h."shopId" AS "shopId", ${eligible} AS "eligible" FROM (SELECT d."shopId" AS "shopId", MIN(d."dueAt") AS "dueAt" FROM (${entries}) AS d GROUP BY d."shopId") AS h ORDER BY h."dueAt" LIMIT ${s.value(shops, 'integer')}`,
+    );
+  },
+
+  /**
+   * Leases up to `limit` due rows of `shopIds`, taken shop by shop in the list's order, at most `max` of each;
+   * returns the rows' id and shopId. PostgreSQL: a LATERAL subquery per shop, locking as it reads (SKIP
+   * LOCKED); SQLite (no LATERAL, one writer): a correlated subquery per shop.
+   */
+  lease(
+    provider: DatabaseProvider,
+    queue: QueueDescription,
+    shopIds: readonly string[],
+    request: ClaimRequest,
+  ): SqlStatement {
+    const byShop = requireByShop(queue);
+    const s = new Statement(provider);
+    const { now } = request;
+    const perShop = perShopOf(byShop, request);
+    const head = leaseHead(queue, s, request);
+    const shops = s.shops(shopIds);
+    const rowsOfShop = `SELECT q."id" FROM "${queue.table}" AS q WHERE q."shopId" = g."shopId" AND ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)}) ORDER BY q."${queue.dueSince}" ASC LIMIT ${s.value(perShop, 'integer')}`;
+    const pick =
+      provider === 'postgresql'
+        ? `SELECT c."id" FROM ${shops} CROSS JOIN LATERAL (${rowsOfShop} FOR UPDATE OF q SKIP LOCKED) AS c`
+        : `SELECT c."id" FROM ${shops} CROSS JOIN "${queue.table}" AS c WHERE c."id" IN (${rowsOfShop})`;
+    return s.done(
+      `${head} WHERE "id" IN (${pick} LIMIT ${s.value(request.limit, 'integer')}) RETURNING "id", "shopId"`,
+    );
+  },
+
+  /**
+   * Replaces the DueShop entries of `shopIds` by one each: when its next row not leased is due (if that is
+   * later than now and some of its due rows are leased: when the first of those leases ends, in case its
+   * holder died), or, for a shop whose rows may not be claimed now, `lookAgainAt`; none when nothing is left.
+   * PostgreSQL: one statement, which skips entries a writer holds (they stay: see src/db/due-shops.ts) and
+   * sees only entries whose rows it also sees. SQLite: only the insert (the old entries are deleted after it).
+   */
+  replaceDueShops(
+    provider: DatabaseProvider,
+    queue: QueueDescription,
+    shopIds: readonly string[],
+    now: Date,
+  ): SqlStatement {
+    const byShop = requireByShop(queue);
+    const due = `q."${queue.dueSince}"`;
+    const leaseEnd = `q."${queue.lease.expiresAt}"`;
+    // Per shop, each subquery once (MATERIALIZED: not copied into every place that reads it); built in text
+    // order, as SQLite's placeholders are positional.
+    const entries = (s: Statement) => {
+      const head = `(SELECT ${due} FROM "${queue.table}" AS q WHERE q."shopId" = g."shopId" AND (${byShop.member}) AND ${leaseFree(queue, s, now)} ORDER BY ${due} ASC LIMIT 1)`;
+      const eligible = `(SELECT COUNT(*) FROM "Shop" AS s WHERE s."id" = g."shopId" AND (${s.sql(byShop.eligible, now)}))`;
+      const shops = s.shops(shopIds);
+      const x = `SELECT g."shopId" AS "shopId", ${head} AS "head", ${eligible} AS "eligible" FROM ${shops}`;
+      const headDue = `x."head" <= ${s.time(now)}`;
+      const leasedEnd = `SELECT MIN(${leaseEnd}) FROM "${queue.table}" AS q WHERE q."shopId" = x."shopId" AND (${byShop.member}) AND ${due} <= ${s.time(now)} AND ${leaseEnd} >= ${s.time(now)}`;
+      const lookAgainAt = `(SELECT ${byShop.lookAgainAt} FROM "Shop" AS s WHERE s."id" = x."shopId")`;
+      const later = s.provider === 'postgresql' ? `CAST(${lookAgainAt} AS timestamp(3))` : lookAgainAt;
+      const next = `SELECT x."shopId" AS "shopId", CASE WHEN x."eligible" > 0 THEN CASE WHEN ${headDue} THEN x."head" ELSE (SELECT MIN(m."at") FROM (SELECT x."head" AS "at" UNION ALL ${leasedEnd}) AS m) END ELSE ${later} END AS "dueAt" FROM "x"`;
+      return `"x" AS MATERIALIZED (${x}), "n" AS MATERIALIZED (${next})`;
+    };
+    const insert = (s: Statement) => {
+      const queueName = s.value(queue.name, 'text');
+      const id = s.provider === 'postgresql' ? 'gen_random_uuid()::text' : 'lower(hex(randomblob(16)))';
+      return `INSERT INTO "DueShop" ("id", "queue", "shopId", "dueAt") SELECT ${id}, ${queueName}, n."shopId", n."dueAt" FROM "n" WHERE n."dueAt" IS NOT NULL`;
+    };
+    if (provider === 'postgresql') {
+      const s = new Statement(provider);
+      // By the locked rows' ctid: a TID scan, whatever the planner makes of the list's size.
+      const held = `SELECT d."ctid" FROM "DueShop" AS d WHERE d."queue" = ${s.value(queue.name, 'text')} AND d."shopId" = ANY(${s.value(shopIds, 'text[]')}) FOR UPDATE SKIP LOCKED`;
+      const gone = `DELETE FROM "DueShop" WHERE "ctid" = ANY(ARRAY(${held}))`;
+      return s.done(`WITH "gone" AS (${gone}), ${entries(s)} ${insert(s)}`);
+    }
+    const s = new Statement(provider);
+    return s.done(`WITH ${entries(s)} ${insert(s)}`);
+  },
+};
+
+function requireByShop(queue: QueueDescription): ByShop {
+  if (!queue.byShop) throw new Error(`Queue ${queue.name} is not claimed by shop`);
+  return queue.byShop;
 }
 
 /** Extends the lease of those of `ids` still held by `token`; returns the ids still held. */
@@ -167,23 +472,47 @@ export async function releaseLeases(
 }
 
 export interface QueueDepth {
-  /** Rows due now and not leased. */
+  /** Rows due now and not leased, counted up to the cap (at the cap: at least that many). */
   due: number;
-  /** How long the oldest of them has waited, in seconds (0 when none). */
+  /** How long the oldest of the rows counted has waited, in seconds (0 when none). */
   oldestDueAgeS: number;
 }
 
+/** Rows a depth count reads at most: a count costs the same whatever the backlog. */
+export const defaultDepthCap = 100_000;
+
+/**
+ * How many rows are due and since when, reading at most `cap` of them (through the due-time index; for a
+ * `byShop` queue, shop by shop from the DueShop list, so a paused shop's backlog is not read).
+ */
 export async function queueDepth(
   db: Db,
   queue: QueueDescription,
   now: Date = new Date(),
+  cap: number = defaultDepthCap,
 ): Promise<QueueDepth> {
   const s = new Statement(providerOf(db));
-  const rows = await db.$queryRawUnsafe<{ n: number | bigint; oldest: string | Date | null }[]>(
-    `SELECT COUNT(*) AS n, MIN(q."${queue.dueSince}") AS oldest FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})`,
-    ...s.params,
+  let rows: string;
+  if (queue.byShop) {
+    const entries = `SELECT "shopId" FROM "DueShop" WHERE "queue" = ${s.value(queue.name, 'text')} AND "dueAt" <= ${s.time(now)} ORDER BY "dueAt" LIMIT ${s.value(cap, 'integer')}`;
+    const shops = `SELECT h."shopId" FROM (SELECT DISTINCT d."shopId" AS "shopId" FROM (${entries}) AS d) AS h WHERE EXISTS (SELECT 1 FROM "Shop" AS s WHERE s."id" = h."shopId" AND (${s.sql(queue.byShop.eligible, now)}))`;
+    const ofShop = `q."shopId" = g."shopId" AND ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})`;
+    const at = `q."${queue.dueSince}"`;
+    rows =
+      s.provider === 'postgresql'
+        ? `SELECT r."at" FROM (${shops}) AS g CROSS JOIN LATERAL (SELECT ${at} AS "at" FROM "${queue.table}" AS q WHERE ${ofShop} ORDER BY ${at} LIMIT ${s.value(cap, 'integer')}) AS r`
+        : `SELECT ${at} AS "at" FROM (${shops}) AS g CROSS JOIN "${queue.table}" AS q WHERE ${ofShop}`;
+  } else {
+    rows = `SELECT q."${queue.dueSince}" AS "at" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})`;
+  }
+  const count = s.done(
+    `SELECT COUNT(*) AS "n", MIN(c."at") AS "oldest" FROM (${rows} LIMIT ${s.value(cap, 'integer')}) AS c`,
   );
-  const row = rows[0];
+  type Found = { n: number | bigint; oldest: string | Date | null }[];
+  const read = (tx: Db) => tx.$queryRawUnsafe<Found>(count.sql, ...count.params);
+  // Shop by shop on PostgreSQL: each shop's rows through the index, stopping at the cap (see indexOrdered).
+  const found = queue.byShop && s.provider === 'postgresql' ? await indexOrdered(db, read) : await read(db);
+  const row = found[0];
   const oldest = row?.oldest ? new Date(row.oldest) : null;
   return {
     due: Number(row?.n ?? 0),

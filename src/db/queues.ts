@@ -17,20 +17,28 @@ export const deliveryQueue: QueueDescription = {
   dueSince: 'nextAttemptAt',
 };
 
+/** A tracker the reconciler has work on (desired and remote states differ), whenever it is due. */
+const syncPending = `q."syncState" = 'pending'`;
+
 /**
  * Trackers whose desired and remote states differ and whose next attempt is due, of shops that are not
- * paused (or whose pause is due a probe).
+ * paused (or whose pause is due a probe), claimed shop by shop: the shops due first, oldest rows first.
  */
 export const trackerQueue: QueueDescription = {
   name: 'trackers',
   table: 'Tracker',
   lease,
-  due: `q."syncState" = 'pending' AND q."nextAttemptAt" <= :now
-    AND EXISTS (SELECT 1 FROM "Shop" s WHERE s."id" = q."shopId" AND (s."pausedAt" IS NULL OR s."probeAt" <= :now))`,
+  due: `${syncPending} AND q."nextAttemptAt" <= :now`,
   orderBy: `q."nextAttemptAt" ASC`,
   dueSince: 'nextAttemptAt',
   bumpVersion: true,
   hasUpdatedAt: true,
+  byShop: {
+    member: syncPending,
+    eligible: `s."pausedAt" IS NULL OR s."probeAt" <= :now`,
+    // A paused shop is looked at again when its probe is due (its resume adds it back at once).
+    lookAgainAt: `s."probeAt"`,
+  },
 };
 
 /** Running backfill jobs: one page each per claim. */
@@ -44,20 +52,28 @@ export const backfillQueue: QueueDescription = {
   hasUpdatedAt: true,
 };
 
+/** A tracker at the service whose status is read from time to time, whenever it is next due. */
+const polled = `q."desired" = 'active' AND q."remote" = 'present' AND q."nextPollAt" IS NOT NULL`;
+
 /**
  * Trackers at the service whose status is due to be read, of shops that are neither paused nor
- * uninstalled: the most overdue first, at most `perGroup.max` of one shop per claim. Its own lease
+ * uninstalled: the most overdue shops first, at most `byShop.max` of one shop per claim. Its own lease
  * columns: a status read never holds up a sync, nor the other way round.
  */
 export const statusPollQueue: QueueDescription = {
   name: 'status-polls',
   table: 'Tracker',
   lease: { owner: 'pollLeaseOwner', expiresAt: 'pollLeaseExpiresAt' },
-  due: `q."nextPollAt" <= :now AND q."desired" = 'active' AND q."remote" = 'present'
-    AND EXISTS (SELECT 1 FROM "Shop" s WHERE s."id" = q."shopId" AND s."pausedAt" IS NULL AND s."uninstalledAt" IS NULL)`,
+  due: `${polled} AND q."nextPollAt" <= :now`,
   orderBy: `q."nextPollAt" ASC`,
   dueSince: 'nextPollAt',
-  perGroup: { column: 'shopId', max: 10 },
+  byShop: {
+    member: polled,
+    eligible: `s."pausedAt" IS NULL AND s."uninstalledAt" IS NULL`,
+    // Looked at again once the shop changes (resumed, reinstalled).
+    lookAgainAt: 'NULL',
+    max: 10,
+  },
 };
 
 /** Fulfilment events to write to the stores, oldest first so a timeline is written in order. */
@@ -91,6 +107,9 @@ export const statusPushQueue: QueueDescription = {
   orderBy: `q."receivedAt" ASC`,
   dueSince: 'nextAttemptAt',
 };
+
+/** The queues claimed shop by shop (their rows have a `shopId`; see `byShop` in src/db/lease-queue.ts). */
+export const byShopQueues: readonly QueueDescription[] = [trackerQueue, statusPollQueue];
 
 export const allQueues: readonly QueueDescription[] = [
   deliveryQueue,

@@ -1,4 +1,6 @@
 import type { DatabaseClient } from '../db/client.js';
+import { type KeysetCursor, type KeysetPage, keysetPage } from '../db/keyset-cursor.js';
+import type { Prisma } from '../generated/sqlite/client.js';
 
 /**
  * The work that gave up: trackers the reconciler marked failed (a permanent refusal) or dead (out of
@@ -79,8 +81,145 @@ export async function listFailed(
   };
 }
 
-export interface RetrySelection {
+/**
+ * Which shop's failed work; none: every shop's. Deliveries are kept by domain, so the domain is needed
+ * for them; the id (with the domain) lets trackers be read by the (shopId, …) indexes without a join.
+ */
+export interface FailedFilter {
   shopDomain?: string;
+  shopId?: string;
+}
+
+/** Rows per page of the failed lists (the Activity page). */
+export const failedPageSize = 50;
+
+export type FailedPage<T> = KeysetPage<T>;
+
+function trackerScope(filter: FailedFilter): Prisma.TrackerWhereInput {
+  return {
+    ...(filter.shopId
+      ? { shopId: filter.shopId }
+      : filter.shopDomain
+        ? { shop: { domain: filter.shopDomain } }
+        : {}),
+    syncState: { in: [...failedTrackerStates] },
+  };
+}
+
+function deliveryScope(filter: FailedFilter): Prisma.WebhookDeliveryWhereInput {
+  if (filter.shopId && !filter.shopDomain) throw new Error('Failed deliveries are kept by shop domain');
+  return { ...(filter.shopDomain ? { shopDomain: filter.shopDomain } : {}), state: 'failed' };
+}
+
+/**
+ * How many trackers and deliveries failed (of the shop): SQL counts on the (shopId, syncState) and
+ * (shopDomain, state, …) indexes, never the rows. The Overview's health lines use these.
+ */
+export async function countFailed(
+  prisma: DatabaseClient,
+  filter: FailedFilter,
+): Promise<{ trackers: number; deliveries: number }> {
+  const [trackers, deliveries] = await Promise.all([
+    prisma.tracker.count({ where: trackerScope(filter) }),
+    prisma.webhookDelivery.count({ where: deliveryScope(filter) }),
+  ]);
+  return { trackers, deliveries };
+}
+
+/**
+ * One page of the failed and dead trackers, the newest failure first: ordered by (lastErrorAt, id)
+ * descending, those without a failure time last (by id), read from the (shopId, syncState, lastErrorAt,
+ * id) index after the cursor (keyset: no offset, whatever the page).
+ */
+export async function failedTrackersPage(
+  prisma: DatabaseClient,
+  filter: FailedFilter,
+  page: { after?: KeysetCursor; limit?: number } = {},
+): Promise<FailedPage<FailedTracker>> {
+  const limit = page.limit ?? failedPageSize;
+  const after = page.after;
+  const scope = trackerScope(filter);
+  const select = {
+    id: true,
+    shop: { select: { domain: true } },
+    trackingNumber: true,
+    provider: true,
+    orderKey: true,
+    syncState: true,
+    attempts: true,
+    lastErrorReason: true,
+    lastError: true,
+    lastErrorAt: true,
+  } as const;
+  const rows =
+    after?.at === null
+      ? []
+      : await prisma.tracker.findMany({
+          where: after
+            ? {
+                ...scope,
+                lastErrorAt: { not: null, lte: after.at },
+                OR: [{ lastErrorAt: { lt: after.at } }, { id: { lt: after.id } }],
+              }
+            : { ...scope, lastErrorAt: { not: null } },
+          select,
+          orderBy: [{ lastErrorAt: 'desc' }, { id: 'desc' }],
+          take: limit + 1,
+        });
+  if (rows.length <= limit) {
+    // Then those without a failure time (none, when the reconciler failed them: it always sets it).
+    rows.push(
+      ...(await prisma.tracker.findMany({
+        where: { ...scope, lastErrorAt: null, ...(after?.at === null ? { id: { lt: after.id } } : {}) },
+        select,
+        orderBy: { id: 'desc' },
+        take: limit + 1 - rows.length,
+      })),
+    );
+  }
+  const trackers = rows.map(({ shop, ...t }) => ({ ...t, shopDomain: shop.domain }));
+  return keysetPage(trackers, limit, (t) => t.lastErrorAt);
+}
+
+/**
+ * One page of the webhook deliveries that failed, the newest first: (receivedAt, id) descending, read
+ * from the (shopDomain, state, receivedAt, id) index after the cursor.
+ */
+export async function failedDeliveriesPage(
+  prisma: DatabaseClient,
+  filter: FailedFilter,
+  page: { after?: KeysetCursor; limit?: number } = {},
+): Promise<FailedPage<FailedDelivery>> {
+  const limit = page.limit ?? failedPageSize;
+  const after = page.after?.at ? { at: page.after.at, id: page.after.id } : null;
+  const rows = await prisma.webhookDelivery.findMany({
+    where: {
+      ...deliveryScope(filter),
+      ...(after
+        ? { receivedAt: { lte: after.at }, OR: [{ receivedAt: { lt: after.at } }, { id: { lt: after.id } }] }
+        : {}),
+    },
+    select: { id: true, shopDomain: true, topic: true, error: true, attempts: true, receivedAt: true },
+    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  // Whether the body is still there, without reading the bodies.
+  const emptied = new Set(
+    (
+      await prisma.webhookDelivery.findMany({
+        where: { id: { in: rows.map((r) => r.id) }, payload: '' },
+        select: { id: true },
+      })
+    ).map((r) => r.id),
+  );
+  return keysetPage(
+    rows.map((d) => ({ ...d, retryable: !emptied.has(d.id) })),
+    limit,
+    (d) => d.receivedAt,
+  );
+}
+
+export interface RetrySelection extends FailedFilter {
   /** Only these trackers (and, unless deliveryIds is given too, no deliveries). */
   trackerIds?: readonly string[];
   /** Only these deliveries (and, unless trackerIds is given too, no trackers). */
@@ -109,58 +248,60 @@ export async function retryFailed(
   const now = new Date();
   const notFailed: string[] = [];
 
+  // Everything failed is reset with one statement each (no list of ids, however many failed); ids given
+  // are looked up first, to name those that are not failed.
   let trackersReset = 0;
   if (!byId || selection.trackerIds !== undefined) {
-    const where = {
-      syncState: { in: [...failedTrackerStates] },
-      ...(selection.shopDomain ? { shop: { domain: selection.shopDomain } } : {}),
+    const where: Prisma.TrackerWhereInput = {
+      ...trackerScope(selection),
       ...(selection.trackerIds ? { id: { in: [...selection.trackerIds] } } : {}),
     };
-    const ids = (await prisma.tracker.findMany({ where, select: { id: true } })).map((t) => t.id);
-    if (ids.length > 0) {
-      const { count } = await prisma.tracker.updateMany({
-        where: { ...where, id: { in: ids } },
-        data: {
-          syncState: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          version: { increment: 1 },
-        },
-      });
-      trackersReset = count;
+    if (selection.trackerIds) {
+      const found = new Set(
+        (await prisma.tracker.findMany({ where, select: { id: true } })).map((t) => t.id),
+      );
+      for (const id of selection.trackerIds) if (!found.has(id)) notFailed.push(id);
     }
-    const found = new Set(ids);
-    for (const id of selection.trackerIds ?? []) if (!found.has(id)) notFailed.push(id);
+    const { count } = await prisma.tracker.updateMany({
+      where,
+      data: {
+        syncState: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        version: { increment: 1 },
+      },
+    });
+    trackersReset = count;
   }
 
   let deliveriesReset = 0;
   let deliveriesSkipped = 0;
   if (!byId || selection.deliveryIds !== undefined) {
-    const where = {
-      state: 'failed',
-      ...(selection.shopDomain ? { shopDomain: selection.shopDomain } : {}),
+    const where: Prisma.WebhookDeliveryWhereInput = {
+      ...deliveryScope(selection),
       ...(selection.deliveryIds ? { id: { in: [...selection.deliveryIds] } } : {}),
     };
-    const rows = await prisma.webhookDelivery.findMany({ where, select: { id: true, payload: true } });
-    const retryable = rows.filter((r) => r.payload !== '').map((r) => r.id);
-    deliveriesSkipped = rows.length - retryable.length;
-    if (retryable.length > 0) {
-      const { count } = await prisma.webhookDelivery.updateMany({
-        where: { id: { in: retryable }, state: 'failed', payload: { not: '' } },
-        data: {
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        },
-      });
-      deliveriesReset = count;
+    if (selection.deliveryIds) {
+      const found = new Set(
+        (await prisma.webhookDelivery.findMany({ where, select: { id: true } })).map((d) => d.id),
+      );
+      for (const id of selection.deliveryIds) if (!found.has(id)) notFailed.push(id);
     }
-    const found = new Set(rows.map((r) => r.id));
-    for (const id of selection.deliveryIds ?? []) if (!found.has(id)) notFailed.push(id);
+    // A delivery whose body was already emptied has nothing left to process: skipped, and counted.
+    deliveriesSkipped = await prisma.webhookDelivery.count({ where: { ...where, payload: '' } });
+    const { count } = await prisma.webhookDelivery.updateMany({
+      where: { ...where, payload: { not: '' } },
+      data: {
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
+    });
+    deliveriesReset = count;
   }
 
   return { trackersReset, deliveriesReset, deliveriesSkipped, notFailed };

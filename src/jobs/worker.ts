@@ -1,3 +1,5 @@
+import { compactRollups } from '../shipments/rollups.js';
+import { backfillDeliveryFacts } from './backfill-delivery-facts.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
@@ -18,7 +20,7 @@ import {
   storeLinkQueue,
   trackerQueue,
 } from '../db/queues.js';
-import { applyStatusPushes, pruneStatusPushes } from '../status-pushes/apply.js';
+import { applyStatusPushes } from '../status-pushes/apply.js';
 import { createRateGate } from '../trackers/rate-gate.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { pollStatuses } from '../shipments/poll-statuses.js';
@@ -28,6 +30,7 @@ import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from './refresh-carriers.js';
+import { createRetention, type RetentionSettings } from './retention.js';
 import { yieldToEventLoop } from './yield-to-event-loop.js';
 
 export interface WorkerDeps {
@@ -52,8 +55,10 @@ export interface WorkerOptions {
   lease?: LeaseTiming;
   /** How long an idle loop sleeps before looking again (a wake() cuts it short). */
   idlePollMs?: number;
-  /** How often periodic work (the daily carrier refresh) is considered. */
+  /** How often periodic work (the daily carrier refresh, a retention pass) is considered. */
   periodicEveryMs?: number;
+  /** How long finished rows are kept (src/jobs/retention.ts; RETENTION_* settings). Default: its defaults. */
+  retention?: Partial<RetentionSettings>;
   reconciler?: Partial<Pick<ReconcilerDeps, 'leaseMs' | 'backoff' | 'probeIntervalMs' | 'firstPollMs'>>;
   /** When shipment statuses are read again (default: src/shipments/status.ts). */
   pollPolicy?: PollPolicy;
@@ -90,6 +95,8 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const idlePollMs = options.idlePollMs ?? 500;
   const periodicEveryMs = options.periodicEveryMs ?? 60_000;
+  /** Rollup deltas folded per statement (src/shipments/rollups.ts). */
+  const rollupBatch = 5000;
   const reconcilerDeps: ReconcilerDeps = {
     prisma: deps.prisma,
     client: deps.client,
@@ -120,6 +127,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   let loops: Promise<void> | null = null;
   const sleepers = new Set<() => void>();
   let lastPeriodic = 0;
+  /** The first retention pass comes one interval after the start, not with the start's own rush. */
+  let lastRetention = Date.now();
+  const retention = createRetention({ prisma: deps.prisma, logger: deps.logger }, options.retention);
 
   const deliveryDeps = {
     prisma: deps.prisma,
@@ -220,7 +230,19 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
     await refreshCarriersIfDue(deps);
-    await pruneStatusPushes(deps.prisma);
+    // Once after the upgrade that keeps delivery facts: the parcels read before it, a batch a pass.
+    await backfillDeliveryFacts(deps.prisma);
+  }
+
+  /**
+   * Deletes what is no longer needed, a bounded pass per interval in a loop of its own: a pass is many short
+   * statements (yielding between them), and it never holds up intake's backlog.
+   */
+  async function retentionStep(): Promise<boolean> {
+    if (Date.now() - lastRetention < periodicEveryMs) return false;
+    lastRetention = Date.now();
+    await retention.runPass({ shouldStop: () => stopping });
+    return false;
   }
 
   function sleep(): Promise<void> {
@@ -278,6 +300,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         const done = await statusStep();
         return done.polled + done.storeEvents + done.storeLinks > 0;
       }),
+      loop('retention', retentionStep),
+      // The rollups' deltas folded in as they come (a full batch: more are waiting, go again at once).
+      loop('rollups', async () => (await compactRollups(deps.prisma, rollupBatch)) >= rollupBatch),
     ]);
     deps.logger.info({ owner: deps.owner }, 'worker stopped');
   }

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { DatabaseClient } from '../db/client.js';
-import { queueDepth } from '../db/lease-queue.js';
+import { defaultDepthCap, queueDepth } from '../db/lease-queue.js';
 import { allQueues } from '../db/queues.js';
 import { type DatabaseGauges, metricsRegistry } from './metrics.js';
 
@@ -12,37 +12,80 @@ import { type DatabaseGauges, metricsRegistry } from './metrics.js';
  * behind `Authorization: Bearer <METRICS_TOKEN>`. With neither set there is no /metrics at all.
  */
 
-/** The scrape-time gauges over one database; one read per scrape however many gauges ask. */
-export function databaseGauges(prisma: DatabaseClient): DatabaseGauges {
-  let queues: { at: number; value: ReturnType<DatabaseGauges['queues']> } | null = null;
+/** How often the database figures are read again by default (METRICS_DATABASE_EVERY_MS). */
+export const defaultDatabaseEveryMs = 60_000;
+
+/** A tracker's sync states (prisma/schema.prisma, Tracker.syncState). */
+const syncStates = ['pending', 'synced', 'failed', 'dead'] as const;
+
+interface DatabaseFigures {
+  queues: Awaited<ReturnType<DatabaseGauges['queues']>>;
+  trackersByState: Awaited<ReturnType<DatabaseGauges['trackersByState']>>;
+  pausedShops: Awaited<ReturnType<DatabaseGauges['pausedShops']>>;
+}
+
+/**
+ * The scrape-time gauges over one database. A scrape does not read the database: the figures are read at
+ * most every `everyMs` (one read shared by every gauge, and by every scrape meanwhile), and each of their
+ * queries reads at most `cap` rows through an index (queue depths: src/db/lease-queue.ts `queueDepth`), so a
+ * scrape costs the same whatever the tables hold. A count at the cap means at least that many.
+ */
+export function databaseGauges(
+  prisma: DatabaseClient,
+  options: { everyMs?: number; cap?: number } = {},
+): DatabaseGauges {
+  const everyMs = options.everyMs ?? defaultDatabaseEveryMs;
+  const cap = options.cap ?? defaultDepthCap;
+  let last: { at: number; settled: boolean; figures: Promise<DatabaseFigures> } | null = null;
+  const figures = (): Promise<DatabaseFigures> => {
+    if (last && (!last.settled || Date.now() - last.at <= everyMs)) return last.figures;
+    const read = readFigures(prisma, cap);
+    const entry = { at: Date.now(), settled: false, figures: read };
+    last = entry;
+    read.then(
+      () => (entry.settled = true),
+      () => {
+        // A failed read is not kept: the next scrape reads again.
+        if (last === entry) last = null;
+      },
+    );
+    return read;
+  };
   return {
-    queues() {
-      if (!queues || Date.now() - queues.at > 1_000) {
-        const now = new Date();
-        queues = {
-          at: Date.now(),
-          value: Promise.all(
-            allQueues.map(async (queue) => ({
-              queue: queue.name,
-              ...(await queueDepth(prisma, queue, now)),
-            })),
-          ),
-        };
-      }
-      return queues.value;
-    },
-    async trackersByState() {
-      const rows = await prisma.tracker.groupBy({ by: ['syncState'], _count: { _all: true } });
-      return rows.map((r) => ({ syncState: r.syncState, count: r._count._all }));
-    },
-    async pausedShops() {
-      const rows = await prisma.shop.groupBy({
-        by: ['pausedReason'],
-        where: { pausedAt: { not: null } },
-        _count: { _all: true },
-      });
-      return rows.map((r) => ({ reason: r.pausedReason ?? 'unknown', count: r._count._all }));
-    },
+    queues: async () => (await figures()).queues,
+    trackersByState: async () => (await figures()).trackersByState,
+    pausedShops: async () => (await figures()).pausedShops,
+  };
+}
+
+/** One read of every database figure, each query bounded by `cap` rows (one query at a time). */
+async function readFigures(prisma: DatabaseClient, cap: number): Promise<DatabaseFigures> {
+  const now = new Date();
+  const queues: DatabaseFigures['queues'] = [];
+  for (const queue of allQueues)
+    queues.push({ queue: queue.name, ...(await queueDepth(prisma, queue, now, cap)) });
+  const trackersByState: DatabaseFigures['trackersByState'] = [];
+  for (const syncState of syncStates) {
+    // Through the (syncState, nextAttemptAt) index, up to the cap.
+    trackersByState.push({
+      syncState,
+      count: await prisma.tracker.count({ where: { syncState }, take: cap }),
+    });
+  }
+  const paused = await prisma.shop.findMany({
+    where: { pausedAt: { not: null } },
+    select: { pausedReason: true },
+    take: cap,
+  });
+  const byReason = new Map<string, number>();
+  for (const shop of paused) {
+    const reason = shop.pausedReason ?? 'unknown';
+    byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+  }
+  return {
+    queues,
+    trackersByState,
+    pausedShops: [...byReason].map(([reason, count]) => ({ reason, count })),
   };
 }
 

@@ -1,6 +1,12 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
-import type { Tracker, TrackingLine } from '../generated/sqlite/client.js';
+import {
+  lineByTrackingNumber,
+  linesOfOrders,
+  ordersByNameAndEmail,
+  type ShopperLineRow,
+} from '../shipments/queries/shopper-lookups.js';
+import { isFinalStatus } from '../shipments/status.js';
 import { storedEventsOf } from '../ui/api/shipment-status.js';
 import { customerEmailHash, plausibleEmail } from './email-hash.js';
 import { type ParcelGroup, parcelGroupOf } from '../ui/vocabulary.js';
@@ -35,26 +41,42 @@ export async function findParcelByNumber(
   const number = trackingNumber.trim();
   if (number === '' || number.length > lookupNumberMaxLength) return null;
   const spellings = [...new Set([number, number.toUpperCase(), number.toLowerCase()])];
-  const line = await deps.prisma.trackingLine.findFirst({
-    where: { shopId, active: true, trackingNumber: { in: spellings } },
-    include: { tracker: true },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-  });
+  const line = await lineByTrackingNumber(deps.prisma, shopId, spellings);
   if (!line) return null;
   return {
-    parcel: parcelOf(line, await providerLabels(deps.carriers)),
-    orderKeys: line.tracker?.desired === 'active' ? [line.tracker.orderKey] : [],
+    parcel: parcelOf(line, await providerLabels(deps.carriers, [line])),
+    orderKeys: orderKeysToRefresh([line]),
   };
 }
 
-async function providerLabels(carriers: CarrierRepository): Promise<Map<string, string>> {
-  return new Map((await carriers.providers()).map((p) => [p.slug, p.label]));
+/** The wanted tracker of a line, if any. */
+function trackerOf(line: ShopperLineRow): NonNullable<ShopperLineRow['tracker']> | null {
+  return line.tracker?.desired === 'active' ? line.tracker : null;
 }
 
-type LineWithTracker = TrackingLine & { tracker: Tracker | null };
+/** The carriers' labels of these lines' trackers (only those: never the whole list). */
+function providerLabels(
+  carriers: CarrierRepository,
+  lines: readonly ShopperLineRow[],
+): Promise<Map<string, string>> {
+  return carriers.labelsOf(lines.flatMap((l) => trackerOf(l)?.provider ?? []));
+}
 
-function parcelOf(line: LineWithTracker, labels: Map<string, string>): ShopperParcel {
-  const tracker = line.tracker?.desired === 'active' ? line.tracker : null;
+/**
+ * The orders worth reading again at the service: those with a parcel still under way. An order whose
+ * parcels are all in a final status (delivered, returned, expired, …) has nothing left to learn, so the
+ * page answers from what is stored and makes no call.
+ */
+function orderKeysToRefresh(lines: readonly ShopperLineRow[]): string[] {
+  const keys = lines.flatMap((l) => {
+    const tracker = trackerOf(l);
+    return tracker && !isFinalStatus(tracker.status) ? [tracker.orderKey] : [];
+  });
+  return [...new Set(keys)];
+}
+
+function parcelOf(line: ShopperLineRow, labels: Map<string, string>): ShopperParcel {
+  const tracker = trackerOf(line);
   const label = tracker ? (labels.get(tracker.provider) ?? null) : null;
   return {
     trackingNumber: line.trackingNumber,
@@ -85,25 +107,19 @@ export async function findOrderParcels(
 ): Promise<{ orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
   const number = orderNumber.trim().replace(/^#/, '').slice(0, 50);
   const hash = customerEmailHash(shopId, plausibleEmail(email) ?? '');
-  const fulfilments = await deps.prisma.fulfillment.findMany({
-    where: { shopId, orderName: { in: [`#${number}`, number] }, customerEmailHash: hash },
-    select: { orderId: true, orderName: true },
-  });
+  const fulfilments = await ordersByNameAndEmail(deps.prisma, shopId, [`#${number}`, number], hash);
   if (number === '' || fulfilments.length === 0) return null;
-  const lines = await deps.prisma.trackingLine.findMany({
-    where: { shopId, active: true, orderId: { in: [...new Set(fulfilments.map((f) => f.orderId))] } },
-    include: { tracker: true },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    take: orderParcelsShown,
-  });
-  const labels = await providerLabels(deps.carriers);
-  const orderKeys = [
-    ...new Set(lines.flatMap((l) => (l.tracker?.desired === 'active' ? [l.tracker.orderKey] : []))),
-  ];
+  const lines = await linesOfOrders(
+    deps.prisma,
+    shopId,
+    fulfilments.map((f) => f.orderId),
+    orderParcelsShown,
+  );
+  const labels = await providerLabels(deps.carriers, lines);
   return {
     orderName: fulfilments[0]!.orderName ?? `#${number}`,
     parcels: lines.map((l) => parcelOf(l, labels)),
-    orderKeys,
+    orderKeys: orderKeysToRefresh(lines),
   };
 }
 
@@ -117,13 +133,13 @@ export async function findCustomerOrderParcels(
   orders: ReadonlyArray<{ orderId: string; name: string | null }>,
 ): Promise<{ orders: Array<{ orderName: string; parcels: ShopperParcel[] }>; orderKeys: string[] }> {
   if (orders.length === 0) return { orders: [], orderKeys: [] };
-  const lines = await deps.prisma.trackingLine.findMany({
-    where: { shopId, active: true, orderId: { in: orders.map((o) => o.orderId) } },
-    include: { tracker: true },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    take: orderParcelsShown * orders.length,
-  });
-  const labels = await providerLabels(deps.carriers);
+  const lines = await linesOfOrders(
+    deps.prisma,
+    shopId,
+    orders.map((o) => o.orderId),
+    orderParcelsShown * orders.length,
+  );
+  const labels = await providerLabels(deps.carriers, lines);
   return {
     orders: orders.map((order) => {
       const own = lines.filter((l) => l.orderId === order.orderId).slice(0, orderParcelsShown);
@@ -132,8 +148,6 @@ export async function findCustomerOrderParcels(
         parcels: own.map((l) => parcelOf(l, labels)),
       };
     }),
-    orderKeys: [
-      ...new Set(lines.flatMap((l) => (l.tracker?.desired === 'active' ? [l.tracker.orderKey] : []))),
-    ],
+    orderKeys: orderKeysToRefresh(lines),
   };
 }

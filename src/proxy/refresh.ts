@@ -2,7 +2,9 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
+import { trackersOfOrder } from '../shipments/queries/shopper-lookups.js';
 import { readOrderShipments } from '../shipments/read-order.js';
+import { isFinalStatus } from '../shipments/status.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 
@@ -13,11 +15,18 @@ import type { TrackingClient } from '../tracking/client.js';
  * history, store updates without duplicates). Lookups of one order at the same moment share one call;
  * after a call that failed the order is not asked again for `retryAfterMs`. The page waits at most
  * `waitMs` for it and otherwise shows what is stored (the read still completes and is stored).
+ *
+ * An order whose parcels are all in a final status (delivered, returned, expired, …) is never read
+ * again: nothing is left to learn, and the poller stopped reading it too. Staleness is judged on the
+ * parcels still under way.
  */
 
 export interface OrderRefresher {
-  /** Refreshes the shop's order (by its order key, the order id sent to the service) when stale. */
-  refresh(shop: Shop, orderKey: string): Promise<void>;
+  /**
+   * Refreshes the shop's order (by its order key, the order id sent to the service) when stale. True when
+   * a read was stored within the wait (the page reads the order again), false when nothing changed.
+   */
+  refresh(shop: Shop, orderKey: string): Promise<boolean>;
 }
 
 export interface OrderRefresherDeps {
@@ -33,24 +42,22 @@ export interface OrderRefresherDeps {
 
 export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
   const now = deps.now ?? Date.now;
-  const inFlight = new Map<string, Promise<void>>();
+  const inFlight = new Map<string, Promise<boolean>>();
   const failedUntil = new Map<string, number>();
 
-  async function read(shop: Shop, orderKey: string): Promise<void> {
-    const trackers = await deps.prisma.tracker.findMany({
-      where: { shopId: shop.id, orderKey, desired: 'active', remote: 'present' },
-      include: { lines: { where: { active: true }, select: { fulfillmentId: true } } },
-    });
-    if (trackers.length === 0) return;
-    const newest = Math.max(...trackers.map((t) => t.statusCheckedAt?.getTime() ?? 0));
-    if (now() - newest < deps.staleAfterMs) return;
+  async function read(shop: Shop, orderKey: string): Promise<boolean> {
+    const trackers = await trackersOfOrder(deps.prisma, shop.id, orderKey);
+    const underWay = trackers.filter((t) => !isFinalStatus(t.status));
+    if (underWay.length === 0) return false;
+    const newest = Math.max(...underWay.map((t) => t.statusCheckedAt?.getTime() ?? 0));
+    if (now() - newest < deps.staleAfterMs) return false;
     let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
     try {
       credentials = await deps.shops.credentials(shop);
     } catch {
-      return;
+      return false;
     }
-    if (!credentials) return;
+    if (!credentials) return false;
     const result = await readOrderShipments(deps.client, credentials, orderKey, trackers, {
       fullReadOnNews: false,
     });
@@ -60,7 +67,7 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
         { shop: shop.domain, reason: result.error.reason },
         'tracking page: order read failed',
       );
-      return;
+      return false;
     }
     const at = new Date(now());
     // A parcel the listing does not hold is left to the poller (it tells "gone from the service" apart).
@@ -72,12 +79,13 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
         listing: read.listing,
       });
     }
+    return true;
   }
 
   return {
     async refresh(shop, orderKey) {
       const key = `${shop.id}:${orderKey}`;
-      if ((failedUntil.get(key) ?? 0) > now()) return;
+      if ((failedUntil.get(key) ?? 0) > now()) return false;
       let running = inFlight.get(key);
       if (!running) {
         running = read(shop, orderKey)
@@ -86,19 +94,21 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
               { shop: shop.domain, err: error instanceof Error ? error.message : String(error) },
               'tracking page: order refresh failed',
             );
+            return false;
           })
           .finally(() => inFlight.delete(key));
         inFlight.set(key, running);
       }
       const waitMs = deps.waitMs ?? 2_000;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
+      const stored = await Promise.race([
         running,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, waitMs);
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), waitMs);
         }),
       ]);
       clearTimeout(timer);
+      return stored;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { countTrackingPageLookup, shopByDomain } from '../shipments/queries/shopper-lookups.js';
 import type { CustomerOrders } from './customer-orders.js';
 import {
   findCustomerOrderParcels,
@@ -53,7 +54,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
         .send('Not allowed.');
       return;
     }
-    const shop = await deps.prisma.shop.findUnique({ where: { domain: verified.shop } });
+    const shop = await shopByDomain(deps.prisma, verified.shop);
     if (!shop || shop.uninstalledAt) {
       res.status(404).type('text/plain').send('Not found.');
       return;
@@ -73,12 +74,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       result: { kind: 'none' },
     };
     // Counted for the merchant's Overview (a lookup answered, found or not; a customer's orders shown).
-    const countLookup = () =>
-      deps.prisma.shop.update({
-        where: { id: shop.id },
-        data: { trackingPageLookups: { increment: 1 } },
-        select: { id: true },
-      });
+    const countLookup = () => countTrackingPageLookup(deps.prisma, shop.id);
     const email = first('email');
     const looksUp = page.order !== '' || email !== null || tracking !== '';
     if (looksUp) {
@@ -91,12 +87,13 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       }
       await countLookup();
     }
-    // Stored data first; a stale order is read again (one call, shared, time-bounded), then shown.
+    // Stored data first; a stale order with a parcel under way is read again (one call, shared,
+    // time-bounded), then looked up again only when that read was stored in time.
     const fresh = async <T extends { orderKeys: string[] }>(look: () => Promise<T | null>) => {
       const found = await look();
       if (!found || !deps.refresher || found.orderKeys.length === 0) return found;
-      await Promise.all(found.orderKeys.map((key) => deps.refresher!.refresh(shop, key)));
-      return look();
+      const stored = await Promise.all(found.orderKeys.map((key) => deps.refresher!.refresh(shop, key)));
+      return stored.includes(true) ? look() : found;
     };
     if (!looksUp && verified.loggedInCustomerId && deps.customerOrders) {
       // Signed by the platform, so the id is the shopper's own; their orders are named by the store.

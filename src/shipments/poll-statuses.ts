@@ -11,6 +11,7 @@ import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.j
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shipment } from '../tracking/types.js';
 import { deliveryFactsOf } from './delivery-facts.js';
+import { storeEventNotRetired } from '../jobs/retention.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
 import {
   defaultPollPolicy,
@@ -319,7 +320,10 @@ async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy
 }
 
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
-export type ReadTarget = Pick<Tracker, 'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt'> & {
+export type ReadTarget = Pick<
+  Tracker,
+  'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt'
+> & {
   lines: Array<{ fulfillmentId: string }>;
   shop: Pick<Shop, 'postFulfillmentEvents'>;
 };
@@ -424,6 +428,8 @@ async function queueStoreEvents(
   );
   const written = await insertRows(deps.prisma, 'StoreFulfillmentEvent', rows, {
     skipConflictsOn: ['trackerId', 'fulfillmentId', 'status', 'happenedAt'],
+    // Nor a change whose row retention deleted (its key is gone): see src/jobs/retention.ts.
+    onlyIf: storeEventNotRetired,
   });
   return written.length;
 }

@@ -1,5 +1,7 @@
+import type { DatabaseClient } from '../db/client.js';
 import type { DatabaseProvider } from '../db/provider.js';
-import { parcelGroupSql, syncStateSql } from './status-table.js';
+import { providerOf } from '../db/provider-of.js';
+import { attentionSql, parcelGroupSql, syncStateSql } from './status-table.js';
 
 /**
  * The figures a shop's pages show, kept by the database itself in the same statement as the rows they
@@ -60,17 +62,21 @@ const deliveryMeasures = [
   'failedAttempts',
 ];
 
-/** Adds `sign` × one line (OLD or NEW) to ShipmentCount, when the line is visible. */
+/** A new random id in SQL (the delta rows' key). */
+function newId(provider: DatabaseProvider): string {
+  return provider === 'postgresql' ? 'gen_random_uuid()::text' : 'lower(hex(randomblob(16)))';
+}
+
+/** Appends `sign` × one line (OLD or NEW) to ShipmentCountDelta, when the line is visible. */
 function shipmentCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvider): string {
   return [
-    `INSERT INTO "ShipmentCount" (${shipmentCountKey}, "count")`,
-    `SELECT ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."parcelGroup", ${row}."syncState", ${sign}`,
-    `WHERE ${visible(row)}`,
-    `ON CONFLICT (${shipmentCountKey}) DO UPDATE SET "count" = "ShipmentCount"."count" + excluded."count";`,
+    `INSERT INTO "ShipmentCountDelta" ("id", ${shipmentCountKey}, "delta")`,
+    `SELECT ${newId(provider)}, ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."parcelGroup", ${row}."syncState", ${sign}`,
+    `WHERE ${visible(row)};`,
   ].join('\n    ');
 }
 
-/** Adds `sign` × one tracker (OLD or NEW) to DeliveryCount, when it is wanted. */
+/** Appends `sign` × one tracker (OLD or NEW) to DeliveryCountDelta, when it is wanted. */
 function deliveryCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvider): string {
   const s = sign === 1 ? '' : '-';
   const values = [
@@ -82,12 +88,9 @@ function deliveryCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvide
     `${s}${flag(`${row}."hadFailedAttempt"`)}`,
   ];
   return [
-    `INSERT INTO "DeliveryCount" (${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')})`,
-    `SELECT ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."provider", ${parcelGroupSql(`${row}."status"`, `${row}."statusDetail"`)}, ${tenths(row)}, ${values.join(', ')}`,
-    `WHERE ${row}."desired" = 'active'`,
-    `ON CONFLICT (${deliveryCountKey}) DO UPDATE SET ${deliveryMeasures
-      .map((m) => `${q(m)} = "DeliveryCount".${q(m)} + excluded.${q(m)}`)
-      .join(', ')};`,
+    `INSERT INTO "DeliveryCountDelta" ("id", ${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')})`,
+    `SELECT ${newId(provider)}, ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."provider", ${parcelGroupSql(`${row}."status"`, `${row}."statusDetail"`)}, ${tenths(row)}, ${values.join(', ')}`,
+    `WHERE ${row}."desired" = 'active';`,
   ].join('\n    ');
 }
 
@@ -213,6 +216,57 @@ export function rollupTriggersSql(provider: DatabaseProvider): string {
   return provider === 'postgresql' ? postgresqlTriggers() : sqliteTriggers();
 }
 
+/* ------------------------------------------------------------------ the attention list */
+
+/** Columns of a tracker that decide its attention and last sign of life. */
+const trackerAttentionColumns = [
+  'status',
+  'statusDetail',
+  'desired',
+  'remote',
+  'lastEventAt',
+  'syncedAt',
+  'createdAt',
+];
+
+function attentionOf(t: string): { attention: string; quietSince: string } {
+  return {
+    attention: attentionSql({
+      status: `${t}."status"`,
+      detail: `${t}."statusDetail"`,
+      desired: `${t}."desired"`,
+      remote: `${t}."remote"`,
+    }),
+    quietSince: `COALESCE(${t}."lastEventAt", ${t}."syncedAt", ${t}."createdAt")`,
+  };
+}
+
+/**
+ * The triggers that keep Tracker.attention and Tracker.quietSince (the attention list's index: shopId,
+ * attention, quietSince, id), for a migration. PostgreSQL sets them before the row is written; SQLite,
+ * which cannot change NEW, right after it.
+ */
+export function attentionTriggersSql(provider: DatabaseProvider): string {
+  const a = attentionOf('NEW');
+  if (provider === 'postgresql') {
+    return [
+      `CREATE OR REPLACE FUNCTION "tracksync_tracker_attention"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    NEW."attention" := ${a.attention};\n    NEW."quietSince" := ${a.quietSince};\n    RETURN NEW;\nEND $$;`,
+      `CREATE TRIGGER "Tracker_attention" BEFORE INSERT OR UPDATE OF ${trackerAttentionColumns.map(q).join(', ')} ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_attention"();`,
+    ].join('\n\n');
+  }
+  const set = `UPDATE "Tracker" SET "attention" = ${a.attention}, "quietSince" = ${a.quietSince} WHERE "id" = NEW."id";`;
+  return [
+    `CREATE TRIGGER "Tracker_attention_insert" AFTER INSERT ON "Tracker" BEGIN\n    ${set}\nEND;`,
+    `CREATE TRIGGER "Tracker_attention_update" AFTER UPDATE OF ${trackerAttentionColumns.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerAttentionColumns, provider)} BEGIN\n    ${set}\nEND;`,
+  ].join('\n\n');
+}
+
+/** The migration that adds the attention columns: fill them from the rows there, then the triggers. */
+export function attentionMigrationSql(provider: DatabaseProvider): string {
+  const a = attentionOf('"Tracker"');
+  return `-- Attention (generated by src/shipments/rollups.ts: do not edit by hand)\nUPDATE "Tracker" SET "attention" = ${a.attention}, "quietSince" = ${a.quietSince};\n\n${attentionTriggersSql(provider)}\n`;
+}
+
 /**
  * Fills the lines' class and both rollups from the rows already there (before the triggers exist): for the
  * migration that adds them, and for the scale benchmark's seeding, which writes rows in bulk first.
@@ -229,7 +283,78 @@ export function rollupBackfillSql(provider: DatabaseProvider): string {
   ].join('\n');
 }
 
-/** What the migration that adds the rollups appends to the schema engine's DDL: backfill, then triggers. */
+/**
+ * Recounts both rollups from the rows, dropping pending deltas (for a database whose rows were written with
+ * the triggers off, such as the scale benchmark's seeding). Not for a database in use: run it alone.
+ */
+export function rebuildRollupsSql(provider: DatabaseProvider): string {
+  return `DELETE FROM "ShipmentCountDelta";\nDELETE FROM "DeliveryCountDelta";\n${rollupBackfillSql(provider)}`;
+}
+
+/** What the migration that adds the rollups appends to the schema engine's DDL: the backfill. */
 export function rollupMigrationSql(provider: DatabaseProvider): string {
-  return `-- Rollups (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupBackfillSql(provider)}\n\n${rollupTriggersSql(provider)}\n`;
+  return `-- Rollups (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupBackfillSql(provider)}\n`;
+}
+
+/** What the migration that adds the delta tables appends: the triggers that write them. */
+export function rollupDeltasMigrationSql(provider: DatabaseProvider): string {
+  return `-- Rollup triggers (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupTriggersSql(provider)}\n`;
+}
+
+/* ------------------------------------------------------------------ folding the deltas in */
+
+/** The rollups and their delta tables: key columns and what is summed. */
+const rollups = [
+  { table: 'ShipmentCount', key: ['shopId', 'day', 'parcelGroup', 'syncState'], sums: [['count', 'delta']] },
+  {
+    table: 'DeliveryCount',
+    key: ['shopId', 'day', 'provider', 'parcelGroup', 'transitTenths'],
+    sums: deliveryMeasures.map((m) => [m, m]),
+  },
+] as const;
+
+/**
+ * Folds up to `batch` pending deltas of each rollup into it; returns how many were folded. PostgreSQL: one
+ * statement per rollup that deletes the deltas it takes (SKIP LOCKED: two workers fold different rows) and
+ * adds their sums, keys in order (two folds never wait on each other in a cycle). SQLite: the same in one
+ * transaction, the deltas taken by rowid.
+ */
+export async function compactRollups(prisma: DatabaseClient, batch = 5000): Promise<number> {
+  const provider = providerOf(prisma);
+  let folded = 0;
+  for (const r of rollups) {
+    const key = r.key.map(q).join(', ');
+    const target = r.sums.map(([to]) => q(to)).join(', ');
+    const summed = r.sums.map(([, from]) => `SUM(${q(from)})`).join(', ');
+    const update = r.sums.map(([to]) => `${q(to)} = "${r.table}".${q(to)} + excluded.${q(to)}`).join(', ');
+    if (provider === 'postgresql') {
+      const [row] = await prisma.$queryRawUnsafe<Array<{ n: unknown }>>(
+        `WITH "moved" AS (
+          DELETE FROM "${r.table}Delta" WHERE "id" IN (SELECT "id" FROM "${r.table}Delta" LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING *
+        ), "added" AS (
+          INSERT INTO "${r.table}" (${key}, ${target})
+          SELECT ${key}, ${summed} FROM "moved" GROUP BY ${key} ORDER BY ${key}
+          ON CONFLICT (${key}) DO UPDATE SET ${update}
+          RETURNING 1
+        )
+        SELECT (SELECT COUNT(*) FROM "moved") AS "n"`,
+        batch,
+      );
+      folded += Number(row?.n ?? 0);
+    } else {
+      // One batch transaction (no await between its statements, so it never holds the process's one
+      // connection across event-loop turns): both statements take the same first `batch` rows by rowid.
+      const upTo = `(SELECT MAX("rowid") FROM (SELECT "rowid" FROM "${r.table}Delta" ORDER BY "rowid" LIMIT ?))`;
+      const [, deleted] = await prisma.$transaction([
+        prisma.$executeRawUnsafe(
+          `INSERT INTO "${r.table}" (${key}, ${target}) SELECT ${key}, ${summed} FROM "${r.table}Delta" WHERE "rowid" <= ${upTo} GROUP BY ${key} ORDER BY ${key} ON CONFLICT (${key}) DO UPDATE SET ${update}`,
+          batch,
+        ),
+        prisma.$executeRawUnsafe(`DELETE FROM "${r.table}Delta" WHERE "rowid" <= ${upTo}`, batch),
+      ]);
+      folded += deleted;
+    }
+  }
+  return folded;
 }

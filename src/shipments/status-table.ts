@@ -169,6 +169,25 @@ export function parcelGroupSql(status: string, detail: string, present = 'TRUE')
   ].join(' ');
 }
 
+/** isFinalStatus in SQL, over a column expression holding the stored (normalised) status. */
+export function finalStatusSql(status: string): string {
+  return `${status} IN (${list(finalStatuses)})`;
+}
+
+/**
+ * Where a tracker stands for the attention list, in SQL: 'trouble' (wanted, status in a trouble group),
+ * 'watch' (wanted, held by the service, not final: late once quiet for the shop's days), else NULL.
+ */
+export function attentionSql(t: { status: string; detail: string; desired: string; remote: string }): string {
+  return [
+    'CASE',
+    `WHEN ${t.desired} <> 'active' THEN NULL`,
+    `WHEN ${parcelGroupSql(t.status, t.detail)} IN (${list(troubleGroups)}) THEN 'trouble'`,
+    `WHEN ${t.remote} = 'present' AND (${t.status} IS NULL OR NOT (${finalStatusSql(t.status)})) THEN 'watch'`,
+    'ELSE NULL END',
+  ].join(' ');
+}
+
 /** The sync states a shipment line can be in (see syncStateOf in src/ui/vocabulary.ts). */
 export const syncStates = [
   'tracked',

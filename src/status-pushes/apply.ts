@@ -41,9 +41,6 @@ export interface ApplyPushStats {
 /** Attempts before a push that keeps failing on our side is given up. */
 const maxAttempts = 5;
 
-/** Pushes kept this long after they were applied (for the record), then deleted. */
-export const pushRetentionMs = 7 * 24 * 3_600_000;
-
 export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Promise<ApplyPushStats> {
   const stats: ApplyPushStats = { claimed: 0, applied: 0, stale: 0, dropped: 0, failed: 0 };
   const now = (deps.now ?? (() => new Date()))();
@@ -182,6 +179,8 @@ async function applyShop(
         // When it was applied (not when the pass began): the push-to-stored latency is read from it.
         processedAt: new Date(),
         error: outcome === 'dropped' ? 'no wanted tracker of this shop has this number' : null,
+        // Done with: the body has served its purpose (the dedupe key stays, for the duplicate window).
+        payload: '',
         leaseOwner: null,
         leaseExpiresAt: null,
       },
@@ -216,15 +215,4 @@ async function failedOnce(
       leaseExpiresAt: null,
     },
   });
-}
-
-/** Deletes pushes applied, stale or dropped longer ago than the retention. */
-export async function pruneStatusPushes(prisma: DatabaseClient, now: Date = new Date()): Promise<number> {
-  const { count } = await prisma.statusPush.deleteMany({
-    where: {
-      state: { in: ['applied', 'stale', 'dropped'] },
-      processedAt: { lt: new Date(now.getTime() - pushRetentionMs) },
-    },
-  });
-  return count;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
+import { providerOf } from '../db/provider-of.js';
 import { customerEmailHash } from '../proxy/email-hash.js';
 import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
@@ -97,6 +98,7 @@ export async function applyFulfillment(
   const lines = existing
     ? await tx.trackingLine.findMany({ where: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } })
     : [];
+  await lockTrackersOf(tx, lines);
   const orderCancelled =
     (await tx.cancelledOrder.findUnique({
       where: { shopId_orderId: { shopId: shop.id, orderId: fulfillment.orderId } },
@@ -240,6 +242,7 @@ export async function applyOrderCancelled(
   const lines = await tx.trackingLine.findMany({
     where: { shopId: shop.id, orderId: order.orderId, active: true },
   });
+  await lockTrackersOf(tx, lines);
   const touched = new Set<string>();
   await deactivate(tx, lines, touched, 'order_cancelled');
   await recompute(tx, touched);
@@ -262,6 +265,7 @@ export async function remapLines(
     ? { shopId: shop.id, active: true, carrierKey: normaliseCarrierName(carrierName) }
     : { shopId: shop.id, active: true, trackerId: null };
   const lines = await tx.trackingLine.findMany({ where });
+  await lockTrackersOf(tx, lines);
   const touched = new Set<string>();
   let stillWaiting = 0;
   for (const line of lines) {
@@ -288,6 +292,21 @@ export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTracking
     data: { updatedAt: new Date() },
     select: { linkToTrackingPage: true },
   });
+}
+
+/**
+ * Locks the trackers of the lines a use case is about to change, before it changes them (PostgreSQL; SQLite
+ * has one writer). A tracker's status or sync change rewrites its lines' class in the same statement (a
+ * trigger: src/shipments/rollups.ts), so those writers lock the tracker, then its lines; taking the trackers
+ * first here too keeps one order, and two transactions never wait on each other in a cycle (a deadlock).
+ */
+async function lockTrackersOf(tx: Tx, lines: readonly Pick<TrackingLine, 'trackerId'>[]): Promise<void> {
+  const ids = [...new Set(lines.flatMap((l) => (l.trackerId ? [l.trackerId] : [])))].sort();
+  if (ids.length === 0 || providerOf(tx) !== 'postgresql') return;
+  await tx.$queryRawUnsafe(
+    `SELECT "id" FROM "Tracker" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`,
+    ids,
+  );
 }
 
 /** Why a line stopped being wanted (shown on the page: "Order cancelled — tracker removed"). */

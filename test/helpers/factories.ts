@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop, Tracker, WebhookDelivery } from '../../src/generated/sqlite/client.js';
+import { deliveryFactsOf } from '../../src/shipments/delivery-facts.js';
+import { storedEventsOf } from '../../src/shipments/status.js';
 import { type EncryptionKeyring, parseKeyring } from '../../src/shops/crypto.js';
 import { type FulfillmentPayload, fulfillmentPayload } from '../../src/webhooks/payloads.js';
 
@@ -36,10 +38,17 @@ export function testKeyring(id = 't1'): EncryptionKeyring {
 /** Deletes every row the core modules write (shops cascade to their trackers, lines, fulfilments…). */
 export async function resetDatabase(prisma: DatabaseClient): Promise<void> {
   await prisma.shop.deleteMany({});
+  // The rollups have no key to the shop (their triggers write during a shop's cascade): emptied apart.
+  await prisma.shipmentCount.deleteMany({});
+  await prisma.deliveryCount.deleteMany({});
+  await prisma.shipmentCountDelta.deleteMany({});
+  await prisma.deliveryCountDelta.deleteMany({});
   await prisma.webhookDelivery.deleteMany({});
   await prisma.carrier.deleteMany({});
   await prisma.appState.deleteMany({});
   await prisma.complianceRequest.deleteMany({});
+  // The per-shop queues' list of due shops has no key to the shop either (src/db/due-shops.ts).
+  await prisma.$executeRawUnsafe('DELETE FROM "DueShop"');
 }
 
 export interface ShopOverrides {
@@ -142,8 +151,21 @@ export function createTracker(
   shopId: string,
   overrides: TrackerOverrides = {},
 ): Promise<Tracker> {
+  // What the poller stores with every read (storeShipmentRead): the delivery facts of the status given.
+  const facts =
+    overrides.status === undefined && overrides.events === undefined
+      ? {}
+      : deliveryFactsOf({
+          status: overrides.status ?? null,
+          statusDetail: overrides.statusDetail ?? null,
+          events: storedEventsOf(overrides.events ?? null),
+          lastEventAt: overrides.lastEventAt ?? null,
+          estimatedDelivery: overrides.estimatedDelivery ?? null,
+          createdAt: overrides.createdAt ?? new Date(),
+        });
   return prisma.tracker.create({
     data: {
+      ...facts,
       shopId,
       trackingNumber:
         overrides.trackingNumber ?? `1Z${run.toUpperCase()}${String(nextSeq()).padStart(8, '0')}`,

@@ -29,7 +29,8 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     app = await startTestApp({
-      config: { metrics: { port: 0, host: '127.0.0.1', token } },
+      // Database figures read at every scrape here (by default at most once a minute).
+      config: { metrics: { port: 0, host: '127.0.0.1', token, databaseEveryMs: 0 } },
       runtime: { logger: logs.logger },
     });
   });

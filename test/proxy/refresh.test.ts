@@ -77,6 +77,35 @@ describe('refreshing an order for the tracking page', () => {
     expect(await page.text()).toContain('December 3, 2026');
   });
 
+  it('an order whose parcels are all final (delivered, returned) makes no call, however stale', async () => {
+    await makeStale();
+    const dhl = { shopId: shop.id, trackingNumber: { startsWith: '123456789' } };
+    await app.database.prisma.tracker.updateMany({ where: dhl, data: { status: 'delivered' } });
+    const [first] = await app.database.prisma.tracker.findMany({ where: dhl, orderBy: { id: 'asc' } });
+    await app.database.prisma.tracker.update({ where: { id: first!.id }, data: { status: 'returned' } });
+    const pages = await Promise.all([lookup(), lookup()]);
+    expect(pages.map((p) => p.status)).toEqual([200, 200]);
+    expect(await pages[0]!.text()).toContain('<h2>Order #1002</h2>');
+    expect(await shop.calls()).toEqual([]);
+    // Nothing was read, so nothing was stored.
+    const rows = (await shop.rows()).filter((r) => r.trackingNumber.startsWith('123456789'));
+    expect(rows.every((r) => r.statusCheckedAt === null)).toBe(true);
+  });
+
+  it('an order with one parcel still under way is read again, all its parcels with one call', async () => {
+    await makeStale();
+    const dhl = { shopId: shop.id, trackingNumber: { startsWith: '123456789' } };
+    const [first] = await app.database.prisma.tracker.findMany({ where: dhl, orderBy: { id: 'asc' } });
+    await app.database.prisma.tracker.updateMany({ where: dhl, data: { status: 'delivered' } });
+    await app.database.prisma.tracker.update({ where: { id: first!.id }, data: { status: 'in_transit' } });
+    const page = await lookup();
+    expect(page.status).toBe(200);
+    expect(await byOrderCalls()).toBe(1);
+    expect(await shop.calls('get')).toHaveLength(0);
+    const rows = (await shop.rows()).filter((r) => r.trackingNumber.startsWith('123456789'));
+    expect(rows.every((r) => r.statusCheckedAt !== null)).toBe(true);
+  });
+
   it('a failing service: the page answers from stored data, and the order is not asked again at once', async () => {
     await makeStale();
     await app.emulator.control.setFaults({ errorRate: 1, operations: ['by-order-id'] });

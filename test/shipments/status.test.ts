@@ -182,7 +182,14 @@ describe('platformStatusFor', () => {
       expect(isFinalStatus(s), s).toBe(true);
     for (const s of ['pending', 'pre_transit', 'in_transit', 'out_for_delivery', 'failure', '', null])
       expect(isFinalStatus(s), String(s)).toBe(false);
-    for (const s of ['failure', 'Exception', 'attempt-fail', 'delayed', 'return_to_sender', 'invalid_tracking'])
+    for (const s of [
+      'failure',
+      'Exception',
+      'attempt-fail',
+      'delayed',
+      'return_to_sender',
+      'invalid_tracking',
+    ])
       expect(isTroubleStatus(s), s).toBe(true);
     for (const s of ['in_transit', 'delivered', 'pending', null]) expect(isTroubleStatus(s)).toBe(false);
   });

@@ -251,6 +251,10 @@ describe('shop/redact', () => {
       db.prisma.carrierMapping.count({ where: { shopId: shop.id } }),
       db.prisma.cancelledOrder.count({ where: { shopId: shop.id } }),
       db.prisma.webhookDelivery.count({ where: { shopDomain: domain, payload: { not: '' } } }),
+      db.prisma.shipmentCount.count({ where: { shopId: shop.id } }),
+      db.prisma.deliveryCount.count({ where: { shopId: shop.id } }),
+      db.prisma.shipmentCountDelta.count({ where: { shopId: shop.id } }),
+      db.prisma.deliveryCountDelta.count({ where: { shopId: shop.id } }),
     ]) {
       expect(await count).toBe(0);
     }
@@ -259,6 +263,7 @@ describe('shop/redact', () => {
     expect(left.map((r) => r.topic)).toEqual(['shop/redact']);
 
     expect(await db.prisma.tracker.count({ where: { shopId: otherShop.id } })).toBe(3);
+    expect(await db.prisma.deliveryCountDelta.count({ where: { shopId: otherShop.id } })).toBeGreaterThan(0);
     expect(
       await db.prisma.webhookDelivery.count({ where: { shopDomain: other, payload: { not: '' } } }),
     ).toBe(2);

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { seenCarriers } from '../../carriers/carrier-queries.js';
 import { type CarrierRepository, carrierOverrides } from '../../carriers/carrier-repository.js';
 import type { CarrierMatch } from '../../carriers/match.js';
 import type { DatabaseClient } from '../../db/client.js';
@@ -8,6 +10,8 @@ export interface SeenCarrier {
   /** The newest raw name the store sent for this carrier (names are grouped after folding). */
   name: string;
   mappedTo: string | null;
+  /** The service's label of mappedTo (from the cached carrier list; the slug when the list lacks it). */
+  mappedLabel: string | null;
   source: CarrierMatch['source'];
   /** Fulfilments whose lines carry this name. */
   fulfillments: number;
@@ -15,61 +19,44 @@ export interface SeenCarrier {
   waiting: number;
 }
 
+export const seenCarriersQuery = z.object({
+  /** The cursor a previous page gave as `next`. */
+  after: z.string().max(200).optional(),
+});
+export type SeenCarriersQuery = z.output<typeof seenCarriersQuery>;
+
 /**
- * Every carrier name the shop's fulfilments used, with what it maps to now (the shop's own mappings,
- * then the platform's names, then the service's list): unmapped names first, then by name.
+ * The carrier names the shop's fulfilments used, with what each maps to now (the shop's own mappings,
+ * then the platform's names, then the service's list): unmapped names first, then by name. Counted in
+ * SQL (src/carriers/carrier-queries.ts), a page of up to 500 names; `next` asks for the following page
+ * (null when there is none: a shop has tens of names).
  */
 export async function listSeenCarriers(
   deps: { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository },
   domain: string,
-): Promise<{ carriers: SeenCarrier[] }> {
+  query: SeenCarriersQuery = {},
+): Promise<{ carriers: SeenCarrier[]; next: string | null }> {
   const shop = await currentShop(deps.shops, domain);
-  const where = { shopId: shop.id, carrierKey: { not: null } };
-  const [names, fulfilments, waiting] = await Promise.all([
-    deps.prisma.trackingLine.groupBy({
-      by: ['carrierKey', 'carrierName'],
-      where,
-      _max: { updatedAt: true },
-    }),
-    deps.prisma.trackingLine.groupBy({ by: ['carrierKey', 'fulfillmentId'], where }),
-    deps.prisma.trackingLine.groupBy({
-      by: ['carrierKey'],
-      where: { ...where, active: true, trackerId: null },
-      _count: { _all: true },
-    }),
+  const [page, matcher, overrides] = await Promise.all([
+    seenCarriers(deps.prisma, shop.id, query.after === undefined ? {} : { after: query.after }),
+    deps.carriers.matcher(),
+    carrierOverrides(deps.prisma, shop.id),
   ]);
-  const matcher = await deps.carriers.matcher();
-  const overrides = await carrierOverrides(deps.prisma, shop.id);
-
-  const latestName = new Map<string, { name: string; at: number }>();
-  for (const row of names) {
-    if (row.carrierKey === null || row.carrierName === null) continue;
-    const at = row._max.updatedAt?.getTime() ?? 0;
-    const known = latestName.get(row.carrierKey);
-    if (!known || at > known.at) latestName.set(row.carrierKey, { name: row.carrierName, at });
-  }
-  const fulfilmentCount = new Map<string, number>();
-  for (const row of fulfilments) {
-    if (row.carrierKey === null) continue;
-    fulfilmentCount.set(row.carrierKey, (fulfilmentCount.get(row.carrierKey) ?? 0) + 1);
-  }
-  const waitingCount = new Map(waiting.map((row) => [row.carrierKey, row._count._all]));
-
-  const carriers = [...latestName.entries()].map(([key, { name }]): SeenCarrier => {
-    const match = matcher.match(name, overrides);
-    return {
-      name,
-      mappedTo: match.slug,
-      source: match.source,
-      fulfillments: fulfilmentCount.get(key) ?? 0,
-      waiting: waitingCount.get(key) ?? 0,
-    };
-  });
+  const matched = page.carriers.map((row) => ({ row, match: matcher.match(row.name, overrides) }));
+  const labels = await deps.carriers.labelsOf(matched.flatMap(({ match }) => match.slug ?? []));
+  const carriers = matched.map(({ row, match }): SeenCarrier => ({
+    name: row.name,
+    mappedTo: match.slug,
+    mappedLabel: match.slug === null ? null : (labels.get(match.slug) ?? match.slug),
+    source: match.source,
+    fulfillments: row.fulfillments,
+    waiting: row.waiting,
+  }));
   carriers.sort(
     (a, b) =>
       Number(a.mappedTo !== null) - Number(b.mappedTo !== null) ||
       a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) ||
       a.name.localeCompare(b.name),
   );
-  return { carriers };
+  return { carriers, next: page.next };
 }

@@ -3,11 +3,13 @@ import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { storeProxyPath } from '../../proxy/route.js';
 import type { HealthKey } from '../vocabulary.js';
-import { listAttention } from './attention.js';
+import { countRefusedWrites } from '../../shipments/queries/refused-writes.js';
+import { hasAnyTracker, trackingLinkProgress } from '../../shipments/queries/overview.js';
+import { countShopAttention } from './attention.js';
 import { currentShop } from './current-shop.js';
-import { listShopFailed } from './failed-work.js';
-import { countShipments } from './shipment-list.js';
-import { getShopOverview, type ShopOverview } from './shop-overview.js';
+import { countFailed } from '../../jobs/retry-failed.js';
+import { countShopShipments } from './shipment-list.js';
+import { overviewOf, type ShopOverview } from './shop-overview.js';
 
 /** The page a health line or a setup step leads to, and its filters there. */
 export type PageLink = { page: 'shipments' | 'activity' | 'settings'; params?: Record<string, string> };
@@ -46,27 +48,9 @@ export interface TrackingLinks {
 }
 
 async function trackingLinks(prisma: DatabaseClient, shopId: string, on: boolean): Promise<TrackingLinks> {
-  const wanted = on ? 'store' : 'carrier';
-  const [groups, problem] = await Promise.all([
-    prisma.storeTrackingLink.groupBy({
-      by: ['state'],
-      where: { shopId, wanted },
-      _count: { _all: true },
-    }),
-    prisma.storeTrackingLink.findFirst({
-      where: { shopId, wanted, error: { not: null }, state: { in: ['pending', 'failed'] } },
-      orderBy: { updatedAt: 'desc' },
-      select: { error: true },
-    }),
-  ]);
-  const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
-  return {
-    on,
-    set: count('sent'),
-    waiting: count('pending'),
-    failed: count('failed'),
-    problem: problem?.error ?? null,
-  };
+  const { byState, problem } = await trackingLinkProgress(prisma, shopId, on ? 'store' : 'carrier');
+  const count = (state: string) => byState.get(state) ?? 0;
+  return { on, set: count('sent'), waiting: count('pending'), failed: count('failed'), problem };
 }
 
 type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
@@ -77,39 +61,41 @@ type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRe
  * while that list holds refused writes.
  */
 export async function getOverview(deps: Deps, domain: string): Promise<Overview> {
-  const [shop, failed, attention, waiting] = await Promise.all([
-    getShopOverview(deps, domain),
-    listShopFailed(deps, domain),
-    listAttention(deps, domain, { page: 1 }),
-    countShipments(deps, domain, { sync: 'waiting_carrier' }),
-  ]);
+  // The shop is read once; every count below is one statement on an index or a rollup.
   const current = await currentShop(deps.shops, domain);
-  const anyTracker =
-    (await deps.prisma.tracker.findFirst({ where: { shopId: current.id }, select: { id: true } })) !== null;
+  const shop = overviewOf(current);
+  const [failed, attention, refusedWrites, waiting, anyTracker, links] = await Promise.all([
+    countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
+    countShopAttention(deps.prisma, current),
+    countRefusedWrites(deps.prisma, current.id),
+    countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+    hasAnyTracker(deps.prisma, current.id),
+    trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+  ]);
   const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
   const health: HealthItem[] = [
     {
       key: 'failed_trackers',
-      count: failed.trackers.length,
-      tone: problem(failed.trackers.length, 'critical'),
+      count: failed.trackers,
+      tone: problem(failed.trackers, 'critical'),
       page: 'activity',
     },
     {
       key: 'failed_deliveries',
-      count: failed.deliveries.length,
-      tone: problem(failed.deliveries.length, 'critical'),
+      count: failed.deliveries,
+      tone: problem(failed.deliveries, 'critical'),
       page: 'activity',
     },
     {
       key: 'store_writes_refused',
-      count: attention.storeWrites.failed,
-      tone: problem(attention.storeWrites.failed, 'warning'),
+      count: refusedWrites,
+      tone: problem(refusedWrites, 'warning'),
       page: 'activity',
     },
     {
       key: 'needs_attention',
-      count: attention.total,
-      tone: problem(attention.total, 'warning'),
+      count: attention,
+      tone: problem(attention, 'warning'),
       page: 'activity',
     },
     {
@@ -154,7 +140,7 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
     trackingPage: {
       url: `https://${current.domain}${storeProxyPath}`,
       lookups: current.trackingPageLookups,
-      links: await trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+      links,
     },
   };
 }

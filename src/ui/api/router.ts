@@ -11,9 +11,17 @@ import { attentionQuery, listAttention } from './attention.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
-import { listSeenCarriers } from './carriers-seen.js';
+import { listSeenCarriers, seenCarriersQuery } from './carriers-seen.js';
 import { connectionBody, saveConnection } from './connection.js';
-import { listShopFailed, retryBody, retryShopFailed } from './failed-work.js';
+import {
+  failedPageQuery,
+  listShopFailed,
+  listShopFailedDeliveries,
+  listShopFailedTrackers,
+  retryBody,
+  retryShopFailed,
+} from './failed-work.js';
+import { listRefusedWrites } from './refused-writes.js';
 import { settingsBody, updateShopSettings } from './settings.js';
 import { getShipmentDetail } from './shipment-detail.js';
 import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
@@ -86,8 +94,10 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     res.json(await updateShopSettings(deps, shopOf(res), body.value));
   });
 
-  router.get('/carriers/seen', async (_req, res) => {
-    res.json(await listSeenCarriers(deps, shopOf(res)));
+  router.get('/carriers/seen', async (req, res) => {
+    const query = parseInput(seenCarriersQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listSeenCarriers(deps, shopOf(res), query.value));
   });
 
   router.get('/carriers', async (req, res) => {
@@ -158,6 +168,25 @@ export function createPageApi(deps: PageApiDeps): express.Router {
 
   router.get('/failed', async (_req, res) => {
     res.json(await listShopFailed(deps, shopOf(res)));
+  });
+
+  // The next pages of the failed lists (`after`: the `next` cursor the previous page gave).
+  router.get('/failed/trackers', async (req, res) => {
+    const query = parseInput(failedPageQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listShopFailedTrackers(deps, shopOf(res), query.value));
+  });
+
+  router.get('/failed/deliveries', async (req, res) => {
+    const query = parseInput(failedPageQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listShopFailedDeliveries(deps, shopOf(res), query.value));
+  });
+
+  router.get('/store-writes/refused', async (req, res) => {
+    const query = parseInput(failedPageQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listRefusedWrites(deps, shopOf(res), query.value));
   });
 
   router.post('/failed/retry', async (req, res) => {

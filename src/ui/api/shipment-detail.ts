@@ -1,3 +1,9 @@
+import {
+  lineOfTracker,
+  shopTracker,
+  storeEventsOfTracker,
+  wantedFulfillmentsOf,
+} from '../../shipments/queries/shipment-detail.js';
 import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
@@ -92,18 +98,11 @@ export async function getShipmentDetail(
   trackerId: string,
 ): Promise<ShipmentDetail | null> {
   const shop = await currentShop(deps.shops, domain);
-  const tracker = await deps.prisma.tracker.findFirst({ where: { id: trackerId, shopId: shop.id } });
+  const tracker = await shopTracker(deps.prisma, shop.id, trackerId);
   if (!tracker) return null;
   const [line, storeEvents] = await Promise.all([
-    deps.prisma.trackingLine.findFirst({
-      where: { trackerId: tracker.id, shopId: shop.id },
-      orderBy: [{ active: 'desc' }, { updatedAt: 'desc' }],
-    }),
-    deps.prisma.storeFulfillmentEvent.findMany({
-      where: { trackerId: tracker.id, shopId: shop.id },
-      orderBy: [{ happenedAt: 'desc' }, { createdAt: 'desc' }],
-      take: storeEventsShown,
-    }),
+    lineOfTracker(deps.prisma, shop.id, tracker.id),
+    storeEventsOfTracker(deps.prisma, shop.id, tracker.id, storeEventsShown),
   ]);
   const read = tracker.status !== null || tracker.statusCheckedAt !== null || tracker.events !== null;
   const detail: ShipmentDetail = {
@@ -168,10 +167,7 @@ export async function getShipmentDetail(
   const shipment = result.value;
   // What was read is stored as a poll stores it (status, history, store updates without duplicates), so
   // the list shows what the timeline shows. A poll holding the row stores its own read instead.
-  const lines = await deps.prisma.trackingLine.findMany({
-    where: { trackerId: tracker.id, shopId: shop.id, active: true },
-    select: { fulfillmentId: true },
-  });
+  const lines = await wantedFulfillmentsOf(deps.prisma, shop.id, tracker.id);
   await storeShipmentRead(deps, { ...tracker, lines, shop }, shipment, new Date(), {
     guard: { pollLeaseOwner: null },
   });

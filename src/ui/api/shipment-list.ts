@@ -1,16 +1,23 @@
 import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
-import type { Prisma, Tracker, TrackingLine } from '../../generated/sqlite/client.js';
+import { encodeCursor, keysetCursorParam } from '../../db/keyset-cursor.js';
+import {
+  cursorOf,
+  type LineWithTracker,
+  ordersAllDelivered,
+  pageOfLines,
+  type ShipmentCountCell,
+  type ShipmentCursor,
+  type ShipmentFilter,
+  shipmentCounts,
+} from '../../shipments/queries/shipment-list.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import {
   describeFailure,
-  groupByDetail,
-  movingStatuses,
   type ParcelGroup,
   parcelGroupOf,
   parcelGroups,
-  parcelGroupStatuses,
   problemSyncStates,
   type SyncFilter,
   syncFilters,
@@ -29,19 +36,40 @@ const day = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
   .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'must be a real date');
 
+/** A position in the list (a row's createdAt and id): the app's keyset cursor (src/db/keyset-cursor.ts). */
+const cursor = keysetCursorParam.transform((c, ctx): ShipmentCursor => {
+  if (c.at === null) {
+    ctx.addIssue({ code: 'custom', message: 'Not a page cursor' });
+    return z.NEVER;
+  }
+  return { createdAt: c.at, id: c.id };
+});
+
+const encodePosition = (position: ShipmentCursor) =>
+  encodeCursor({ at: position.createdAt, id: position.id });
+
 export const shipmentsQuery = z
   .object({
-    search: z.string().trim().max(100).optional(),
+    search: z
+      .string()
+      .trim()
+      .max(100)
+      .refine((s) => !s.includes('\0'), 'must not contain NUL')
+      .optional(),
     parcel: z.enum(parcelGroups).optional(),
     sync: z.enum(syncFilters).optional(),
     from: day.optional(),
     to: day.optional(),
-    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    /** The page after this position (older rows). */
+    after: cursor.optional(),
+    /** The page before this position (newer rows). */
+    before: cursor.optional(),
   })
   .refine((q) => !q.from || !q.to || q.from <= q.to, {
     message: 'from must be on or before to',
     path: ['from'],
-  });
+  })
+  .refine((q) => !(q.after && q.before), { message: 'give after or before, not both', path: ['before'] });
 export type ShipmentsQuery = z.output<typeof shipmentsQuery>;
 
 /** One shipment: a tracking number on one of the store's fulfilments. */
@@ -95,8 +123,10 @@ export interface ShipmentListRow {
 
 export interface ShipmentsList {
   rows: ShipmentListRow[];
-  page: number;
-  pageCount: number;
+  /** The next page (older rows): pass as `after`; null on the last page. */
+  nextCursor: string | null;
+  /** The previous page (newer rows): pass as `before`; null on the first page. */
+  previousCursor: string | null;
   /** Rows matching every filter (all pages). */
   total: number;
   /**
@@ -106,124 +136,40 @@ export interface ShipmentsList {
   counts: { parcel: Record<ParcelGroup, number>; sync: Record<SyncFilter, number> };
 }
 
-type Where = Prisma.TrackingLineWhereInput;
-
-/** The lines shown: those still wanted, and those whose tracker exists (even once removed). */
-function visible(shopId: string): Where {
-  return { shopId, OR: [{ active: true }, { trackerId: { not: null } }] };
+/** The sync states a sync filter value lists. */
+function syncStatesOf(filter: SyncFilter | undefined): readonly SyncState[] | undefined {
+  if (!filter) return undefined;
+  return filter === 'problem' ? problemSyncStates : [filter];
 }
 
-function searchWhere(search: string): Where {
-  // SQLite compares ASCII case-insensitively, PostgreSQL does not: try the usual spellings.
-  const spellings = [...new Set([search, search.toUpperCase(), search.toLowerCase()])];
+function filterOf(query: Omit<ShipmentsQuery, 'after' | 'before'>): ShipmentFilter {
   return {
-    OR: [
-      { orderId: search },
-      ...spellings.map((s) => ({ orderName: { contains: s } })),
-      ...spellings.map((s) => ({ fulfillmentName: { contains: s } })),
-      ...spellings.map((s) => ({ trackingNumber: { contains: s } })),
-    ],
+    search: query.search || undefined,
+    parcel: query.parcel ? [query.parcel] : undefined,
+    sync: syncStatesOf(query.sync),
+    from: query.from,
+    to: query.to,
   };
 }
 
-function dateWhere(from: string | undefined, to: string | undefined): Where | null {
-  if (!from && !to) return null;
-  return {
-    createdAt: {
-      ...(from ? { gte: new Date(`${from}T00:00:00.000Z`) } : {}),
-      ...(to ? { lt: new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000) } : {}),
-    },
-  };
+/** The list's total and each facet's counts, from the counts per (parcel group, sync state). */
+function countsOf(cells: ShipmentCountCell[], query: Omit<ShipmentsQuery, 'after' | 'before'>) {
+  const syncs = syncStatesOf(query.sync);
+  const inSync = (c: ShipmentCountCell) => !syncs || syncs.includes(c.syncState);
+  const inParcel = (c: ShipmentCountCell) => !query.parcel || c.parcelGroup === query.parcel;
+  const sum = (keep: (c: ShipmentCountCell) => boolean) =>
+    cells.filter(keep).reduce((n, c) => n + c.count, 0);
+  const parcel = Object.fromEntries(
+    parcelGroups.map((g) => [g, sum((c) => inSync(c) && c.parcelGroup === g)]),
+  ) as Record<ParcelGroup, number>;
+  const sync = Object.fromEntries(
+    syncFilters.map((f) => {
+      const states = syncStatesOf(f)!;
+      return [f, sum((c) => inParcel(c) && states.includes(c.syncState))];
+    }),
+  ) as Record<SyncFilter, number>;
+  return { total: sum((c) => inSync(c) && inParcel(c)), counts: { parcel, sync } };
 }
-
-const detailsOf = (group: ParcelGroup) =>
-  Object.entries(groupByDetail)
-    .filter(([, g]) => g === group)
-    .map(([detail]) => detail);
-
-/** Every status code named by a group other than in transit. */
-const namedStatuses = Object.values(parcelGroupStatuses).flat();
-/** Details that move a moving status into another group. */
-const tellingDetails = Object.keys(groupByDetail);
-
-/** The lines whose parcel is in `group`: the same rule as parcelGroupOf, in SQL. */
-function parcelWhere(group: ParcelGroup): Where {
-  const moving = { status: { in: [...movingStatuses] } };
-  if (group === 'in_transit') {
-    // Read, not named by any other group, and not a moving status whose detail names another group.
-    // (Written without NOT over a nullable column: SQL's NOT of a NULL comparison is not true.)
-    return {
-      tracker: {
-        is: {
-          OR: [
-            { status: { not: null, notIn: [...namedStatuses, ...movingStatuses] } },
-            { ...moving, OR: [{ statusDetail: null }, { statusDetail: { notIn: tellingDetails } }] },
-          ],
-        },
-      },
-    };
-  }
-  const named = parcelGroupStatuses[group];
-  const byDetail = detailsOf(group);
-  const trackerMatches: Prisma.TrackerWhereInput[] = [{ status: { in: [...named] } }];
-  if (byDetail.length > 0) trackerMatches.push({ ...moving, statusDetail: { in: byDetail } });
-  if (group === 'not_scanned') {
-    trackerMatches.push({ status: null });
-    return { OR: [{ trackerId: null }, { tracker: { is: { OR: trackerMatches } } }] };
-  }
-  return { tracker: { is: { OR: trackerMatches } } };
-}
-
-const failedStates = ['failed', 'dead'];
-
-/** The lines whose sync state is `state`: the same rule as syncStateOf, in SQL. */
-function syncWhere(state: SyncFilter): Where {
-  const live = { syncState: { notIn: failedStates } };
-  switch (state) {
-    case 'problem':
-      return { OR: problemSyncStates.map((s) => syncWhere(s)) };
-    case 'waiting_carrier':
-      return { trackerId: null };
-    case 'failed':
-      return { tracker: { is: { syncState: { in: failedStates } } } };
-    case 'tracked':
-      return { tracker: { is: { desired: 'active', syncState: 'synced', remote: 'present' } } };
-    case 'syncing':
-      return {
-        tracker: {
-          is: { ...live, desired: 'active', NOT: { syncState: 'synced', remote: 'present' } },
-        },
-      };
-    case 'removing':
-      return { tracker: { is: { ...live, desired: 'removed', remote: { not: 'absent' } } } };
-    case 'removed':
-      return {
-        tracker: { is: { ...live, desired: 'removed', remote: 'absent' } },
-        OR: [
-          { endedReason: null },
-          { endedReason: { notIn: ['order_cancelled', 'fulfillment_cancelled', 'number_removed'] } },
-        ],
-      };
-    default:
-      return {
-        tracker: { is: { ...live, desired: 'removed', remote: 'absent' } },
-        endedReason: state,
-      };
-  }
-}
-
-/** Every condition of the query but `omit` (a facet's counts ignore its own filter). */
-function listWhere(shopId: string, query: ShipmentsQuery, omit?: 'parcel' | 'sync'): Where {
-  const parts: Where[] = [visible(shopId)];
-  if (query.search) parts.push(searchWhere(query.search));
-  const dates = dateWhere(query.from, query.to);
-  if (dates) parts.push(dates);
-  if (query.parcel && omit !== 'parcel') parts.push(parcelWhere(query.parcel));
-  if (query.sync && omit !== 'sync') parts.push(syncWhere(query.sync));
-  return { AND: parts };
-}
-
-type LineWithTracker = TrackingLine & { tracker: Tracker | null };
 
 /** One line as the list shows it. */
 export function shipmentListRowOf(
@@ -276,16 +222,11 @@ export function shipmentListRowOf(
 
 type ListDeps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
 
-async function providerLabels(carriers: CarrierRepository): Promise<Map<string, string>> {
-  return new Map((await carriers.providers()).map((p) => [p.slug, p.label]));
-}
-
-const newestFirst: Prisma.TrackingLineOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
-
 /**
- * The shop's shipments, one row per tracking number on a fulfilment, newest first, 50 a page, with every
- * filter's counts. Rows and counts are built from the same conditions (listWhere), so a count beside a
- * filter is the number of rows that filter shows.
+ * The shop's shipments, one row per tracking number on a fulfilment, newest first, 50 a page by keyset,
+ * with every filter's counts (from the rollup, or the search's matches). Rows and counts are built from
+ * the same classification (the lines' parcelGroup and syncState), so a count beside a filter is the
+ * number of rows that filter shows.
  */
 export async function listShipments(
   deps: ListDeps,
@@ -293,107 +234,68 @@ export async function listShipments(
   query: ShipmentsQuery,
 ): Promise<ShipmentsList> {
   const shop = await currentShop(deps.shops, domain);
-  const where = listWhere(shop.id, query);
-  const count = (w: Where) => deps.prisma.trackingLine.count({ where: w });
-  const byParcel = listWhere(shop.id, query, 'parcel');
-  const bySync = listWhere(shop.id, query, 'sync');
-  const [total, lines, labels, parcelCounts, syncCounts] = await Promise.all([
-    count(where),
-    deps.prisma.trackingLine.findMany({
-      where,
-      include: { tracker: true },
-      orderBy: newestFirst,
-      skip: (query.page - 1) * shipmentsPerPage,
-      take: shipmentsPerPage,
+  const filter = filterOf(query);
+  const [page, cells] = await Promise.all([
+    pageOfLines(deps.prisma, shop.id, filter, {
+      after: query.after,
+      before: query.before,
+      limit: shipmentsPerPage,
     }),
-    providerLabels(deps.carriers),
-    Promise.all(parcelGroups.map((g) => count({ AND: [byParcel, parcelWhere(g)] }))),
-    Promise.all(syncFilters.map((s) => count({ AND: [bySync, syncWhere(s)] }))),
+    shipmentCounts(deps.prisma, shop.id, filter),
   ]);
-  const delivered = shop.showOrderDelivered
-    ? await ordersAllDelivered(deps.prisma, shop.id, [...new Set(lines.map((l) => l.orderId))])
-    : new Set<string>();
+  const [labels, delivered] = await Promise.all([
+    deps.carriers.labelsOf(page.lines.flatMap((l) => (l.tracker ? [l.tracker.provider] : []))),
+    shop.showOrderDelivered
+      ? ordersAllDelivered(deps.prisma, shop.id, [...new Set(page.lines.map((l) => l.orderId))])
+      : Promise.resolve(new Set<string>()),
+  ]);
+  const first = page.lines[0];
+  const last = page.lines.at(-1);
+  // Read forwards (after, or from the top), `more` says whether older rows follow; read backwards, whether
+  // newer rows precede. The other direction is known from the cursor given.
+  const forwards = query.before === undefined;
+  const hasOlder = forwards ? page.more : true;
+  const hasNewer = forwards ? query.after !== undefined : page.more;
   return {
-    rows: lines.map((line) => shipmentListRowOf(line, labels, delivered)),
-    page: query.page,
-    pageCount: Math.max(1, Math.ceil(total / shipmentsPerPage)),
-    total,
-    counts: {
-      parcel: Object.fromEntries(parcelGroups.map((g, i) => [g, parcelCounts[i]!])) as Record<
-        ParcelGroup,
-        number
-      >,
-      sync: Object.fromEntries(syncFilters.map((s, i) => [s, syncCounts[i]!])) as Record<SyncFilter, number>,
-    },
+    rows: page.lines.map((line) => shipmentListRowOf(line, labels, delivered)),
+    nextCursor: last && hasOlder ? encodePosition(cursorOf(last)) : null,
+    previousCursor: first && hasNewer ? encodePosition(cursorOf(first)) : null,
+    ...countsOf(cells, query),
   };
 }
 
-/** How many rows the list gives for these filters (what its `total` would say). */
-export async function countShipments(
-  deps: Pick<ListDeps, 'prisma' | 'shops'>,
-  domain: string,
-  query: Omit<ShipmentsQuery, 'page'>,
-): Promise<number> {
-  const shop = await currentShop(deps.shops, domain);
-  return deps.prisma.trackingLine.count({ where: listWhere(shop.id, { ...query, page: 1 }) });
-}
-
-/**
- * The orders (of those given) whose every wanted parcel is delivered: lines still wanted, a tracker being
- * removed is not one of the order's parcels, a line waiting for its carrier is not delivered.
- */
-async function ordersAllDelivered(
+/** How many rows the list gives for these filters (what its `total` would say), for a shop at hand. */
+export async function countShopShipments(
   prisma: DatabaseClient,
   shopId: string,
-  orderIds: string[],
-): Promise<Set<string>> {
-  if (orderIds.length === 0) return new Set();
-  const lines = await prisma.trackingLine.findMany({
-    where: { shopId, orderId: { in: orderIds }, active: true },
-    select: { orderId: true, tracker: { select: { desired: true, status: true } } },
-  });
-  const wanted = new Map<string, boolean[]>();
-  for (const line of lines) {
-    if (line.tracker?.desired === 'removed') continue;
-    const list = wanted.get(line.orderId) ?? [];
-    list.push(parcelGroupOf(line.tracker?.status) === 'delivered');
-    wanted.set(line.orderId, list);
-  }
-  return new Set([...wanted].filter(([, all]) => all.length > 0 && all.every(Boolean)).map(([id]) => id));
+  query: Omit<ShipmentsQuery, 'after' | 'before'>,
+): Promise<number> {
+  return countsOf(await shipmentCounts(prisma, shopId, filterOf(query)), query).total;
 }
 
 /** Lines read per query when exporting. */
 const exportBatch = 500;
 
 /**
- * Every row the filters give (no page), newest first, read in batches by keyset so a large shop is never
- * loaded at once.
+ * Every row the filters give (no page), newest first, read in batches by keyset: each batch is one index
+ * range read from where the last one stopped, so the export is linear in the rows and holds one batch.
  */
 export async function* exportShipments(
   deps: ListDeps,
   domain: string,
-  query: Omit<ShipmentsQuery, 'page'>,
+  query: Omit<ShipmentsQuery, 'after' | 'before'>,
 ): AsyncGenerator<ShipmentListRow[]> {
   const shop = await currentShop(deps.shops, domain);
-  const where = listWhere(shop.id, { ...query, page: 1 });
-  const labels = await providerLabels(deps.carriers);
-  let after: { createdAt: Date; id: string } | null = null;
+  const filter = filterOf(query);
+  let after: ShipmentCursor | undefined;
   for (;;) {
-    const keyset: Where | null = after
-      ? {
-          OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
-        }
-      : null;
-    const lines: LineWithTracker[] = await deps.prisma.trackingLine.findMany({
-      where: keyset ? { AND: [where, keyset] } : where,
-      include: { tracker: true },
-      orderBy: newestFirst,
-      take: exportBatch,
-    });
-    if (lines.length === 0) return;
-    yield lines.map((line) => shipmentListRowOf(line, labels));
-    if (lines.length < exportBatch) return;
-    const last = lines[lines.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
+    const page = await pageOfLines(deps.prisma, shop.id, filter, { after, limit: exportBatch });
+    if (page.lines.length === 0) return;
+    const labels = await deps.carriers.labelsOf(
+      page.lines.flatMap((l) => (l.tracker ? [l.tracker.provider] : [])),
+    );
+    yield page.lines.map((line) => shipmentListRowOf(line, labels));
+    if (!page.more) return;
+    after = cursorOf(page.lines.at(-1)!);
   }
 }

@@ -161,7 +161,15 @@ export const handleShopRedact: TopicHandler<'shop/redact'> = async (ctx) => {
     return { kind: 'ignored', detail: `shop data kept: ${installed}` };
   }
   const sessions = (await ctx.tx.session.deleteMany({ where: { shop: ctx.shopDomain } })).count;
+  const shopRow = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain }, select: { id: true } });
   const shops = (await ctx.tx.shop.deleteMany({ where: { domain: ctx.shopDomain } })).count;
+  if (shopRow) {
+    // The rollups have no key to the shop (their triggers write while its rows cascade away): after it.
+    await ctx.tx.shipmentCount.deleteMany({ where: { shopId: shopRow.id } });
+    await ctx.tx.deliveryCount.deleteMany({ where: { shopId: shopRow.id } });
+    await ctx.tx.shipmentCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+    await ctx.tx.deliveryCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+  }
   const deliveries = (
     await ctx.tx.webhookDelivery.updateMany({ where: { shopDomain: ctx.shopDomain }, data: { payload: '' } })
   ).count;

@@ -34,14 +34,36 @@ describe('GET /carriers/seen', () => {
         {
           name: 'speedy parcels ltd.',
           mappedTo: null,
+          mappedLabel: null,
           source: 'none',
           fulfillments: 2,
           waiting: 3,
         },
-        { name: 'Aramex', mappedTo: 'aramex', source: 'platform-name', fulfillments: 1, waiting: 0 },
-        { name: 'UPS', mappedTo: 'ups', source: 'platform-name', fulfillments: 1, waiting: 0 },
+        {
+          name: 'Aramex',
+          mappedTo: 'aramex',
+          mappedLabel: 'Aramex',
+          source: 'platform-name',
+          fulfillments: 1,
+          waiting: 0,
+        },
+        {
+          name: 'UPS',
+          mappedTo: 'ups',
+          mappedLabel: 'UPS',
+          source: 'platform-name',
+          fulfillments: 1,
+          waiting: 0,
+        },
       ],
+      next: null,
     });
+  });
+
+  it('refuses a cursor that is not a carrier key', async () => {
+    const res = await api.as(shop.domain).get(`/carriers/seen?after=${'x'.repeat(201)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.issues[0].field).toBe('after');
   });
 });
 
@@ -126,6 +148,7 @@ describe('PUT /carriers/mapping', () => {
     expect(seen.body.carriers[1]).toEqual({
       name: 'speedy parcels ltd.',
       mappedTo: 'dhl-express',
+      mappedLabel: expect.stringContaining('DHL'),
       source: 'override',
       fulfillments: 2,
       waiting: 0,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
 import { waitFor } from '../../helpers/app.js';
@@ -63,6 +64,8 @@ describe('GET /failed and POST /failed/retry', () => {
       expect.objectContaining({ id: dead.id, state: 'dead', attempts: 10, orderName: null }),
     );
     expect(res.body.trackers).toHaveLength(2);
+    expect(res.body.counts).toEqual({ trackers: 2, deliveries: 1 });
+    expect(res.body.next).toEqual({ trackers: null, deliveries: null });
     expect(res.body.deliveries).toEqual([
       {
         id: delivery.id,
@@ -108,5 +111,105 @@ describe('GET /failed and POST /failed/retry', () => {
       expect(res.body.error).toBe('invalid_input');
       expect(res.body.issues[0].field).toMatch(/^(trackerIds|deliveryIds)/);
     }
+  });
+});
+
+describe('paging the failed lists', () => {
+  const minute = 60_000;
+  let many: TestShop;
+  const trackerIds: string[] = [];
+  const deliveryIds: string[] = [];
+
+  beforeAll(async () => {
+    many = await api.connectedShop('failed-many');
+    const base = Date.parse('2026-11-20T10:00:00Z');
+    // 120 failed or dead trackers: times shared by pairs (ties are ordered by id), 4 without a time. Not
+    // wanted and not at the service, so a retry settles them without a call.
+    const rows = Array.from({ length: 120 }, (_, i) => ({
+      id: randomUUID(),
+      shopId: many.id,
+      trackingNumber: `1ZMANY${String(i).padStart(8, '0')}`,
+      provider: 'ups',
+      orderKey: String(9_000 + i),
+      desired: 'removed',
+      remote: 'absent',
+      syncState: i % 3 === 0 ? 'dead' : 'failed',
+      lastErrorReason: 'unknown',
+      lastErrorAt: i < 4 ? null : new Date(base - Math.floor(i / 2) * minute),
+    }));
+    await prisma.tracker.createMany({ data: rows });
+    trackerIds.push(...rows.map((r) => r.id));
+    for (let i = 0; i < 55; i++) {
+      const delivery = await createDelivery(prisma, `{"id":${i}}`, {
+        shopDomain: many.domain,
+        state: 'failed',
+      });
+      deliveryIds.push(delivery.id);
+    }
+  });
+
+  /** Every page of a list, following `next`. */
+  type Row = { id: string; at?: string | null };
+  async function allPages(first: { rows: Row[]; next: string | null }, path: string, key: string) {
+    const pages = [first.rows];
+    let next = first.next;
+    while (next) {
+      const res = await api.as(many.domain).get(`${path}?after=${encodeURIComponent(next)}`);
+      expect(res.status).toBe(200);
+      pages.push(res.body[key]);
+      next = res.body.next;
+    }
+    return pages;
+  }
+
+  it('gives 50 a page, newest failure first, with the counts of all; the cursors reach every row once', async () => {
+    const first = (await api.as(many.domain).get('/failed')).body;
+    expect(first.counts).toEqual({ trackers: 120, deliveries: 55 });
+    expect(first.trackers).toHaveLength(50);
+    expect(first.deliveries).toHaveLength(50);
+
+    const trackerPages = await allPages(
+      { rows: first.trackers, next: first.next.trackers },
+      '/failed/trackers',
+      'trackers',
+    );
+    expect(trackerPages.map((p) => p.length)).toEqual([50, 50, 20]);
+    const trackers = trackerPages.flat() as Array<{ id: string; at: string | null }>;
+    expect(new Set(trackers.map((t) => t.id))).toEqual(new Set(trackerIds));
+    // Newest failure first, ties by id (descending), those without a time last.
+    const timed = trackers.filter((t) => t.at !== null);
+    expect(timed).toHaveLength(116);
+    expect(trackers.slice(116).every((t) => t.at === null)).toBe(true);
+    const key = (t: { at: string | null; id: string }) => `${t.at} ${t.id}`;
+    expect(timed.map(key)).toEqual(timed.map(key).sort().reverse());
+
+    const deliveryPages = await allPages(
+      { rows: first.deliveries, next: first.next.deliveries },
+      '/failed/deliveries',
+      'deliveries',
+    );
+    expect(deliveryPages.map((p) => p.length)).toEqual([50, 5]);
+    expect(new Set(deliveryPages.flat().map((d) => d.id))).toEqual(new Set(deliveryIds));
+
+    // Another shop's cursor-less pages see none of these.
+    const other = (await api.as(shop.domain).get('/failed')).body;
+    expect(other.trackers.map((t: { id: string }) => t.id)).not.toContain(trackerIds[0]);
+  });
+
+  it('refuses a cursor it did not make', async () => {
+    for (const after of ['nonsense', Buffer.from('{"at":"yesterday","id":"x"}').toString('base64url')]) {
+      const res = await api.as(many.domain).get(`/failed/trackers?after=${after}`);
+      expect(res.status, after).toBe(400);
+      expect(res.body.issues[0].field).toBe('after');
+    }
+  });
+
+  it('Retry all sends every failed tracker and delivery of the shop round, however many', async () => {
+    const res = await api.as(many.domain).post('/failed/retry', {});
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ retriedTrackers: 120, retriedDeliveries: 55 });
+    expect(
+      await prisma.tracker.count({ where: { shopId: many.id, syncState: { in: ['failed', 'dead'] } } }),
+    ).toBe(0);
   });
 });

@@ -133,6 +133,7 @@ describe('GET /overview', () => {
     const health = healthOf(overview);
     const failed = (await api.as(domain).get('/failed')).body;
     const attention = (await api.as(domain).get('/shipments/attention')).body;
+    const refused = (await api.as(domain).get('/store-writes/refused')).body;
     const waiting = (await api.as(domain).get('/shipments?sync=waiting_carrier')).body;
     expect(health.failed_trackers).toMatchObject({
       count: failed.trackers.length,
@@ -143,10 +144,10 @@ describe('GET /overview', () => {
     expect(health.failed_deliveries).toMatchObject({ count: failed.deliveries.length, tone: 'critical' });
     expect(failed.deliveries).toHaveLength(1);
     expect(health.store_writes_refused).toMatchObject({
-      count: attention.storeWrites.failed,
+      count: refused.failed,
       tone: 'warning',
     });
-    expect(attention.storeWrites.failed).toBe(3);
+    expect(refused.failed).toBe(3);
     expect(health.needs_attention).toMatchObject({ count: attention.total, tone: 'warning' });
     expect(attention.total).toBeGreaterThanOrEqual(1);
     expect(health.waiting_carrier).toMatchObject({

@@ -131,14 +131,14 @@ async function list(domain: string, query = ''): Promise<ShipmentsList> {
   return res.body as ShipmentsList;
 }
 
-/** Every row the query gives, all pages. */
+/** Every row the query gives, all pages (following nextCursor). */
 async function allRows(domain: string, query: URLSearchParams): Promise<ShipmentListRow[]> {
   const rows: ShipmentListRow[] = [];
-  for (let page = 1; ; page++) {
-    query.set('page', String(page));
+  for (;;) {
     const answer = await list(domain, `?${query}`);
     rows.push(...answer.rows);
-    if (page >= answer.pageCount) return rows;
+    if (!answer.nextCursor) return rows;
+    query.set('after', answer.nextCursor);
   }
 }
 
@@ -147,14 +147,44 @@ describe('GET /shipments', () => {
     const shop = await seededShop('list');
     const seeded = await seedMix(shop.id);
     const first = await list(shop.domain);
-    expect(first).toMatchObject({ page: 1, pageCount: 2, total: seeded });
+    expect(first).toMatchObject({ previousCursor: null, total: seeded });
+    expect(first.nextCursor).toEqual(expect.any(String));
     expect(first.rows).toHaveLength(50);
+    // The second page, then back: the same first page.
+    const second = await list(shop.domain, `?after=${first.nextCursor}`);
+    expect(second.rows).toHaveLength(seeded - 50);
+    expect(second.nextCursor).toBeNull();
+    const back = await list(shop.domain, `?before=${second.previousCursor}`);
+    expect(back.rows.map((r) => r.key)).toEqual(first.rows.map((r) => r.key));
+    expect(back.previousCursor).toBeNull();
     const rows = await allRows(shop.domain, new URLSearchParams());
     expect(rows).toHaveLength(seeded);
     expect(new Set(rows.map((r) => r.key)).size).toBe(seeded);
     const created = rows.map((r) => r.createdAt);
     expect(created).toEqual([...created].sort().reverse());
     expect(rows.map((r) => r.trackingNumber)).not.toContain('GONE1');
+  });
+
+  it('pages stay stable while new fulfilments arrive: the next page continues where the last one ended', async () => {
+    const shop = await seededShop('stable');
+    await seedMix(shop.id);
+    const before = await allRows(shop.domain, new URLSearchParams());
+    const first = await list(shop.domain);
+    // New shipments arrive (newest first: they would push every row down an offset page).
+    for (let i = 0; i < 7; i++)
+      await seedLine(shop.id, {
+        number: `NEW${i}`,
+        orderId: String(8000 + i),
+        createdAt: new Date(Date.UTC(2027, 0, 1, i)),
+        tracker: null,
+      });
+    const second = await list(shop.domain, `?after=${first.nextCursor}`);
+    expect(second.rows.map((r) => r.key)).toEqual(before.slice(50).map((r) => r.key));
+    expect(second.total).toBe(before.length + 7);
+    // Going back shows the newer rows that arrived since.
+    const back = await list(shop.domain, `?before=${second.previousCursor}`);
+    expect(back.rows.map((r) => r.key)).toEqual(first.rows.map((r) => r.key));
+    expect(back.previousCursor).not.toBeNull();
   });
 
   it('every count beside a filter is the number of rows that filter lists, with and without other filters', async () => {
@@ -261,7 +291,8 @@ describe('GET /shipments', () => {
       ['?parcel=lost', 'parcel'],
       ['?sync=whatever', 'sync'],
       ['?from=2026-13-40', 'from'],
-      ['?page=0', 'page'],
+      ['?after=bm90LWEtY3Vyc29y', 'after'],
+      ['?after=x&before=y', 'after'],
     ] as const) {
       const res = await api.as(shop.domain).get(`/shipments${query}`);
       expect(res.status, query).toBe(400);

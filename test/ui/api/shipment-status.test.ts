@@ -142,6 +142,12 @@ async function orders(domain: string): Promise<Map<string, ListedOrder>> {
   return byOrder;
 }
 
+async function refused(domain: string) {
+  const res = await api.as(domain).get('/store-writes/refused');
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { failed: number; writes: Array<Record<string, unknown>>; next: string | null };
+}
+
 async function attention(domain: string, query = '') {
   const res = await api.as(domain).get(`/shipments/attention${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -149,10 +155,8 @@ async function attention(domain: string, query = '') {
     staleAfterDays: number;
     postFulfillmentEvents: boolean;
     shipments: AttentionRow[];
-    page: number;
-    pageCount: number;
+    nextCursor: string | null;
     total: number;
-    storeWrites: { failed: number; latest: Array<Record<string, unknown>> };
   };
 }
 
@@ -326,7 +330,7 @@ describe('GET /shipments/attention', () => {
 
   it('lists late shipments (no new event for staleAfterDays) and exceptions, newest problem first', async () => {
     const body = await attention(shop.domain);
-    expect(body).toMatchObject({ staleAfterDays: 5, postFulfillmentEvents: true, page: 1, pageCount: 1 });
+    expect(body).toMatchObject({ staleAfterDays: 5, postFulfillmentEvents: true, nextCursor: null });
     expect(numbers(body.shipments)).toEqual([
       'E-FAILURE',
       'L-5D-OVER',
@@ -412,7 +416,7 @@ describe('GET /shipments/attention', () => {
       data: { status: 'delivered', lastEventAt: new Date() },
     });
     await prisma.tracker.update({ where: { id: other.id }, data: { lastEventAt: ago(hour) } });
-    expect(await attention(extra.domain)).toMatchObject({ total: 0, shipments: [], pageCount: 1 });
+    expect(await attention(extra.domain)).toMatchObject({ total: 0, shipments: [], nextCursor: null });
   });
 
   it('counts the status changes the store refused and lists the newest few with their error', async () => {
@@ -438,18 +442,19 @@ describe('GET /shipments/attention', () => {
     });
     await storeEvent(writes, tracker, { status: 'DELIVERED', state: 'pending', happenedAt: new Date() });
 
-    const body = await attention(writes.domain);
-    expect(body.total).toBe(0);
-    expect(body.storeWrites.failed).toBe(7);
-    expect(body.storeWrites.latest).toHaveLength(5);
-    expect(body.storeWrites.latest.map((w) => w.error)).toEqual([
+    expect((await attention(writes.domain)).total).toBe(0);
+    const body = await refused(writes.domain);
+    expect(body.failed).toBe(7);
+    expect(body.writes.map((w) => w.error)).toEqual([
       'Fulfillment not found (6)',
       'Fulfillment not found (5)',
       'Fulfillment not found (4)',
       'Fulfillment not found (3)',
       'Fulfillment not found (2)',
+      'Fulfillment not found (1)',
+      'Fulfillment not found (0)',
     ]);
-    expect(body.storeWrites.latest[0]).toMatchObject({
+    expect(body.writes[0]).toMatchObject({
       trackerId: tracker.id,
       trackingNumber: 'W-1',
       orderName: '#60',
@@ -458,8 +463,7 @@ describe('GET /shipments/attention', () => {
     });
 
     // Nothing failed: a count of 0 and an empty list.
-    const clean = await attention(shop.domain);
-    expect(clean.storeWrites).toEqual({ failed: 0, latest: [] });
+    expect(await refused(shop.domain)).toMatchObject({ failed: 0, writes: [], next: null });
   });
 
   it('pages 100 at a time with the total', async () => {
@@ -480,23 +484,36 @@ describe('GET /shipments/attention', () => {
       })),
     });
     const first = await attention(many.domain);
-    expect(first).toMatchObject({ total: 105, page: 1, pageCount: 2 });
+    expect(first).toMatchObject({ total: 105, nextCursor: expect.any(String) });
     expect(first.shipments).toHaveLength(100);
     expect(first.shipments[0]!.trackingNumber).toBe('MANY-104');
-    const second = await attention(many.domain, '?page=2');
-    expect(second).toMatchObject({ total: 105, page: 2, pageCount: 2 });
+    // A new problem arriving meanwhile does not shift the next page (keyset, not offset).
+    await prisma.tracker.create({
+      data: {
+        shopId: many.id,
+        trackingNumber: 'MANY-NEW',
+        provider: 'ups',
+        orderKey: 'o-new',
+        remote: 'present',
+        syncState: 'synced',
+        status: 'exception',
+        lastEventAt: new Date(),
+      },
+    });
+    const second = await attention(many.domain, `?after=${first.nextCursor}`);
+    expect(second).toMatchObject({ total: 106, nextCursor: null });
     expect(numbers(second.shipments)).toEqual(['MANY-004', 'MANY-003', 'MANY-002', 'MANY-001', 'MANY-000']);
     // Shipments with no line yet: the order is the tracker's order key.
     expect(second.shipments[0]).toMatchObject({ orderId: 'o-4', orderName: null, carrierName: null });
   });
 
-  it('refuses a bad page number', async () => {
-    for (const q of ['page=0', 'page=-2', 'page=x']) {
+  it('refuses a position that is not one', async () => {
+    for (const q of ['after=x', 'after=W10', `after=${'A'.repeat(300)}`]) {
       const res = await api.as(shop.domain).get(`/shipments/attention?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body).toEqual({
         error: 'invalid_input',
-        issues: [{ field: 'page', message: expect.any(String) }],
+        issues: [{ field: 'after', message: expect.any(String) }],
       });
     }
   });
@@ -507,10 +524,8 @@ describe('GET /shipments/attention', () => {
       staleAfterDays: 5,
       postFulfillmentEvents: true,
       shipments: [],
-      page: 1,
-      pageCount: 1,
+      nextCursor: null,
       total: 0,
-      storeWrites: { failed: 0, latest: [] },
     });
   });
 });
@@ -535,12 +550,12 @@ describe("another shop's shipments and store writes are never shown", () => {
     const forA = await attention(a.domain);
     expect(numbers(forA.shipments)).toEqual(['A-LATE']);
     expect(forA.shipments[0]).toMatchObject({ reason: 'late', orderName: '#70' });
-    expect(forA.storeWrites).toEqual({ failed: 0, latest: [] });
+    expect(await refused(a.domain)).toMatchObject({ failed: 0, writes: [] });
     expect(forA.staleAfterDays).toBe(5);
 
     const forB = await attention(b.domain);
     expect(numbers(forB.shipments).sort()).toEqual(['A-LATE', 'B-EXC', 'B-LATE']);
-    expect(forB.storeWrites.failed).toBe(1);
+    expect((await refused(b.domain)).failed).toBe(1);
 
     const detail = await api.as(a.domain).get(`/shipments/${aLate.id}`);
     expect(detail.body.storeEvents).toHaveLength(1);

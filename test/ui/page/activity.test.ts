@@ -182,6 +182,53 @@ describe('problems', () => {
     await expect.poll(async () => (await toasts(page)).at(-1)?.message).toBe('Retrying 2 failed items');
   });
 
+  it('long lists come 50 at a time, counted in all: Load more adds the next page until none is left', async () => {
+    const prisma = suite.app.database.prisma;
+    const shop = await addShop(suite.app, 'activity-many');
+    const failed = Array.from({ length: 57 }, (_, i) => ({
+      id: randomUUID(),
+      shopId: shop.id,
+      trackingNumber: `1ZFAIL${String(i).padStart(8, '0')}`,
+      provider: 'ups',
+      orderKey: String(7_000 + i),
+      syncState: 'failed',
+      lastErrorReason: 'destination_required',
+      lastErrorAt: new Date(Date.now() - i * 60_000),
+    }));
+    await prisma.tracker.createMany({ data: failed });
+    await prisma.storeFulfillmentEvent.createMany({
+      data: Array.from({ length: 53 }, (_, i) => ({
+        shopId: shop.id,
+        trackerId: failed[i % failed.length]!.id,
+        fulfillmentId: `f-${i}`,
+        status: 'IN_TRANSIT',
+        happenedAt: new Date(Date.now() - i * 60_000),
+        state: 'failed',
+        attempts: 3,
+        error: 'Fulfillment is already delivered',
+      })),
+    });
+
+    const { page } = await activityFor(shop.domain);
+    const failures = page.locator('s-section[heading="Failures (57)"]');
+    const trackerRows = failures.locator('s-table-row[data-tracker]');
+    expect(await trackerRows.count()).toBe(50);
+    // The newest failure first.
+    expect(await trackerRows.first().getAttribute('data-tracker')).toBe(failed[0]!.id);
+    await failures.getByRole('button', { name: 'Load more failed trackers' }).click();
+    await expect.poll(() => trackerRows.count()).toBe(57);
+    expect(await failures.getByRole('button', { name: 'Load more failed trackers' }).count()).toBe(0);
+    const shown = await trackerRows.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-tracker')));
+    expect(shown).toEqual(failed.map((t) => t.id));
+
+    const writes = page.locator('s-section[heading="Tracking updates refused by your store (53)"]');
+    const writeRows = writes.locator('s-table-body s-table-row');
+    expect(await writeRows.count()).toBe(50);
+    await writes.getByRole('button', { name: 'Load more refused updates' }).click();
+    await expect.poll(() => writeRows.count()).toBe(53);
+    expect(await writes.getByRole('button', { name: 'Load more refused updates' }).count()).toBe(0);
+  });
+
   it('all clear: says so in each section', async () => {
     const shop = await addShop(suite.app, 'activity-clear');
     const { page } = await activityFor(shop.domain);

@@ -315,4 +315,44 @@ describe('carrier mapping', () => {
       ),
     );
   });
+
+  it("a carrier far down the service's list (past the first 200) is named, and offered when changing", async () => {
+    const prisma = suite.app.database.prisma;
+    // The service's list grows past 200 carriers; the shop chose one that sorts last.
+    await prisma.carrier.createMany({
+      data: Array.from({ length: 250 }, (_, i) => ({
+        slug: `zz-local-${String(i).padStart(3, '0')}`,
+        label: `Zz Local Post ${String(i).padStart(3, '0')}`,
+      })),
+    });
+    const shop = await addShop(suite.app, 'far-carrier');
+    await shop.send(
+      'fulfillments/create',
+      variant('fulfillments-create.ups', {
+        id: 9_300_000_000_002,
+        tracking_company: 'Village Courier',
+        tracking_number: 'VILLAGE-0001',
+        tracking_numbers: ['VILLAGE-0001'],
+      }),
+    );
+    await shop.settled();
+    await prisma.carrierMapping.create({
+      data: {
+        shopId: shop.id,
+        nameKey: 'villagecourier',
+        carrierName: 'Village Courier',
+        slug: 'zz-local-249',
+      },
+    });
+    const { page } = await settingsFor(shop.domain, '?section=carriers');
+    const row = page.locator('#carriers s-table-row[data-carrier="Village Courier"]');
+    expect(await row.innerText()).toMatch(/Chosen by you: Zz Local Post 249/);
+    await page.getByRole('button', { name: 'Choose the carrier for Village Courier' }).click();
+    const select = page.getByLabel('Carrier for Village Courier', { exact: true });
+    await expect.poll(() => select.locator('option[value="zz-local-249"]').count()).toBe(1);
+    expect(await select.inputValue()).toBe('zz-local-249');
+    // The search reaches the whole list.
+    await page.getByLabel("Search the tracking service's carriers for Village Courier").fill('Local Post 2');
+    await expect.poll(() => select.locator('option[value="zz-local-248"]').count()).toBe(1);
+  });
 });

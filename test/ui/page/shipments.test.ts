@@ -173,9 +173,15 @@ describe('the list', () => {
     await openPage(page, suite.app.url, shop.domain, '/shipments');
     expect(await page.locator('s-table-body s-table-row').count()).toBe(50);
     await page.getByRole('button', { name: 'Next page' }).click();
-    await page.waitForURL((url) => url.searchParams.get('page') === '2');
-    const second = await apiList('?page=2');
+    await page.waitForURL((url) => url.searchParams.get('page') === '2' && url.searchParams.has('after'));
+    const second = await apiList(`?after=${(await apiList('')).nextCursor}`);
     await expect.poll(() => shownNumbers(page)).toEqual(second.rows.map((r) => r.trackingNumber));
+    // And back to the first page.
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.waitForURL((url) => url.searchParams.has('before'));
+    await expect
+      .poll(() => shownNumbers(page))
+      .toEqual((await apiList('')).rows.map((r) => r.trackingNumber));
 
     await page.getByLabel('Search shipments').fill('#1002');
     await page.waitForURL((url) => url.searchParams.get('search') === '#1002');

@@ -1,6 +1,7 @@
 import type { AttentionPage, AttentionRow } from '../../api/attention.js';
 import type { BackfillView } from '../../api/backfill.js';
-import type { ShopFailedWork } from '../../api/failed-work.js';
+import type { FailedDeliveryView, FailedTrackerView, ShopFailedWork } from '../../api/failed-work.js';
+import type { RefusedWrite, RefusedWrites } from '../../api/refused-writes.js';
 import { describeFailure, platformStatusWords, topicWords } from '../../vocabulary.js';
 import { api } from '../api-client.js';
 import { adminOrderUrl, toast } from '../app-bridge.js';
@@ -14,7 +15,8 @@ import { disableForms } from '../session.js';
 /**
  * Activity: what went wrong and what to do about it. Failures (trackers the service refused, store
  * updates that could not be applied), tracking updates the store refused, shipments late or in trouble,
- * and importing past fulfilments (backfill). Each section's count is the number of rows it lists.
+ * and importing past fulfilments (backfill). Each section's count is the number of rows it lists, over
+ * all its pages; the failures and refused updates come 50 at a time, with "Load more" below.
  */
 
 /** Longest backfill the app accepts (src/jobs/backfill.ts BACKFILL_MAX_DAYS). */
@@ -25,9 +27,11 @@ const backfillPollMs = 2000;
 type Json<T> = {
   [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
 };
-type FailedWork = {
-  trackers: Array<Json<ShopFailedWork['trackers'][number]>>;
-  deliveries: Array<Json<ShopFailedWork['deliveries'][number]>>;
+type FailedTracker = Json<FailedTrackerView>;
+type FailedDelivery = Json<FailedDeliveryView>;
+type FailedWork = Omit<ShopFailedWork, 'trackers' | 'deliveries'> & {
+  trackers: FailedTracker[];
+  deliveries: FailedDelivery[];
 };
 
 export const activityPage: PageModule = (context) => {
@@ -40,7 +44,8 @@ export const activityPage: PageModule = (context) => {
   const attentionSection = h('s-section', { heading: 'Shipments late or in trouble' }, spinner('shipments'));
   const backfillSection = h('s-section', { heading: 'Import past fulfilments' }, spinner('backfill'));
   backfillSection.id = 'backfill';
-  let attentionPage = 1;
+  /** The positions of the attention pages visited (the first page has none): Previous goes back one. */
+  const attentionCursors: string[] = [];
 
   /* ---------------------------------------------------------------- failures */
 
@@ -52,8 +57,47 @@ export const activityPage: PageModule = (context) => {
     }
   }
 
+  /**
+   * "Load more" below a list: asks for the page after `next` and adds its rows to `body`; gone on the
+   * last page.
+   */
+  function loadMore<T>(
+    label: string,
+    path: string,
+    next: string | null,
+    body: HTMLElement,
+    rowsOf: (answer: Record<string, unknown>) => { rows: T[]; next: string | null },
+    row: (item: T) => HTMLElement,
+  ): HTMLElement | null {
+    if (!next) return null;
+    const button = h(
+      's-button',
+      {
+        variant: 'tertiary',
+        on: {
+          click: () => {
+            button.loading = true;
+            void api<Record<string, unknown>>('GET', `${path}?${new URLSearchParams({ after: next })}`)
+              .then((answer) => {
+                const page = rowsOf(answer);
+                body.append(...page.rows.map(row));
+                disableForms(body);
+                button.replaceWith(loadMore(label, path, page.next, body, rowsOf, row) ?? '');
+              })
+              .catch((error: unknown) => {
+                button.loading = false;
+                failureToast(error);
+              });
+          },
+        },
+      },
+      label,
+    );
+    return button;
+  }
+
   function drawFailures(failed: FailedWork): void {
-    const total = failed.trackers.length + failed.deliveries.length;
+    const total = failed.counts.trackers + failed.counts.deliveries;
     failuresSection.heading = total === 0 ? 'Failures' : `Failures (${formatCount(total)})`;
     if (total === 0) {
       replace(
@@ -71,6 +115,8 @@ export const activityPage: PageModule = (context) => {
       },
       'Retry all',
     );
+    const trackersBody = h('s-table-body', null, failed.trackers.map(trackerRow));
+    const deliveriesBody = h('s-table-body', null, failed.deliveries.map(deliveryRow));
     replace(
       failuresSection,
       retryAll,
@@ -86,9 +132,17 @@ export const activityPage: PageModule = (context) => {
               h('s-table-header', { listSlot: 'labeled' }, 'What to do'),
               h('s-table-header', { listSlot: 'inline' }, ''),
             ),
-            h('s-table-body', null, failed.trackers.map(trackerRow)),
+            trackersBody,
           )
         : null,
+      loadMore(
+        'Load more failed trackers',
+        '/failed/trackers',
+        failed.next.trackers,
+        trackersBody,
+        (answer) => ({ rows: answer.trackers as FailedTracker[], next: answer.next as string | null }),
+        trackerRow,
+      ),
       failed.deliveries.length > 0
         ? h(
             's-table',
@@ -101,14 +155,22 @@ export const activityPage: PageModule = (context) => {
               h('s-table-header', { listSlot: 'labeled' }, 'Received'),
               h('s-table-header', { listSlot: 'inline' }, ''),
             ),
-            h('s-table-body', null, failed.deliveries.map(deliveryRow)),
+            deliveriesBody,
           )
         : null,
+      loadMore(
+        'Load more store updates',
+        '/failed/deliveries',
+        failed.next.deliveries,
+        deliveriesBody,
+        (answer) => ({ rows: answer.deliveries as FailedDelivery[], next: answer.next as string | null }),
+        deliveryRow,
+      ),
     );
     disableForms(failuresSection);
   }
 
-  function trackerRow(tracker: FailedWork['trackers'][number]): HTMLElement {
+  function trackerRow(tracker: FailedTracker): HTMLElement {
     const failure = describeFailure(tracker.reason, tracker.message);
     const mapCarrier = tracker.reason === 'provider_not_found';
     const retryButton = h(
@@ -149,7 +211,7 @@ export const activityPage: PageModule = (context) => {
     );
   }
 
-  function deliveryRow(delivery: FailedWork['deliveries'][number]): HTMLElement {
+  function deliveryRow(delivery: FailedDelivery): HTMLElement {
     const retryButton = h(
       's-button',
       {
@@ -191,27 +253,23 @@ export const activityPage: PageModule = (context) => {
     }
   }
 
-  /* ---------------------------------------------------------------- attention and store writes */
+  /* ---------------------------------------------------------------- refused store writes */
 
-  async function loadAttention(): Promise<void> {
+  async function loadWrites(): Promise<void> {
     try {
-      const answer = await api<AttentionPage>('GET', `/shipments/attention?page=${attentionPage}`);
-      drawWrites(answer);
-      drawAttention(answer);
+      drawWrites(await api<RefusedWrites>('GET', '/store-writes/refused'));
     } catch (error) {
       replace(writesSection, loadFailure('Refused updates could not be loaded', error));
-      replace(attentionSection, loadFailure('Shipments could not be loaded', error));
     }
   }
 
-  function drawWrites(answer: AttentionPage): void {
-    const writes = answer.storeWrites;
+  function drawWrites(writes: RefusedWrites): void {
     writesSection.heading =
       writes.failed === 0
         ? 'Tracking updates refused by your store'
         : `Tracking updates refused by your store (${formatCount(writes.failed)})`;
     // Said whether or not some were refused before it was switched off.
-    const switchedOff = answer.postFulfillmentEvents
+    const switchedOff = writes.postFulfillmentEvents
       ? null
       : h(
           's-paragraph',
@@ -231,15 +289,14 @@ export const activityPage: PageModule = (context) => {
       );
       return;
     }
+    const body = h('s-table-body', null, writes.writes.map(writeRow));
     replace(
       writesSection,
       switchedOff,
       h(
         's-paragraph',
         null,
-        `Your store refused ${plural(writes.failed, 'tracking update')}; they are tried again with a growing wait. ${
-          writes.latest.length < writes.failed ? `The newest ${writes.latest.length} are listed.` : ''
-        }`,
+        `Your store refused ${plural(writes.failed, 'tracking update')}; they are tried again with a growing wait. The newest are listed first.`,
       ),
       h(
         's-table',
@@ -252,31 +309,52 @@ export const activityPage: PageModule = (context) => {
           h('s-table-header', { listSlot: 'labeled' }, 'Why'),
           h('s-table-header', { listSlot: 'labeled', format: 'numeric' }, 'Attempts'),
         ),
-        h(
-          's-table-body',
-          null,
-          writes.latest.map((w) =>
-            h(
-              's-table-row',
-              { data: { write: w.id } },
-              h(
-                's-table-cell',
-                null,
-                h(
-                  's-stack',
-                  { gap: 'none' },
-                  w.orderName ?? 'Order',
-                  w.trackingNumber ? h('s-text', { color: 'subdued' }, w.trackingNumber) : null,
-                ),
-              ),
-              h('s-table-cell', null, `${platformStatusWords(w.status)} · ${formatDateTime(w.happenedAt)}`),
-              h('s-table-cell', null, w.error ?? 'Refused by the store.'),
-              h('s-table-cell', null, formatCount(w.attempts)),
-            ),
-          ),
-        ),
+        body,
+      ),
+      loadMore(
+        'Load more refused updates',
+        '/store-writes/refused',
+        writes.next,
+        body,
+        (answer) => ({ rows: answer.writes as RefusedWrite[], next: answer.next as string | null }),
+        writeRow,
       ),
     );
+  }
+
+  function writeRow(w: RefusedWrite): HTMLElement {
+    return h(
+      's-table-row',
+      { data: { write: w.id } },
+      h(
+        's-table-cell',
+        null,
+        h(
+          's-stack',
+          { gap: 'none' },
+          w.orderName ?? 'Order',
+          w.trackingNumber ? h('s-text', { color: 'subdued' }, w.trackingNumber) : null,
+        ),
+      ),
+      h('s-table-cell', null, `${platformStatusWords(w.status)} · ${formatDateTime(w.happenedAt)}`),
+      h('s-table-cell', null, w.error ?? 'Refused by the store.'),
+      h('s-table-cell', null, formatCount(w.attempts)),
+    );
+  }
+
+  /* ---------------------------------------------------------------- attention */
+
+  async function loadAttention(): Promise<void> {
+    try {
+      const after = attentionCursors.at(-1);
+      const answer = await api<AttentionPage>(
+        'GET',
+        `/shipments/attention${after ? `?after=${encodeURIComponent(after)}` : ''}`,
+      );
+      drawAttention(answer);
+    } catch (error) {
+      replace(attentionSection, loadFailure('Shipments could not be loaded', error));
+    }
   }
 
   function drawAttention(answer: AttentionPage): void {
@@ -305,16 +383,16 @@ export const activityPage: PageModule = (context) => {
       h(
         's-table',
         {
-          paginate: answer.pageCount > 1,
-          hasPreviousPage: answer.page > 1,
-          hasNextPage: answer.page < answer.pageCount,
+          paginate: answer.nextCursor !== null || attentionCursors.length > 0,
+          hasPreviousPage: attentionCursors.length > 0,
+          hasNextPage: answer.nextCursor !== null,
           on: {
             previouspage: () => {
-              attentionPage = Math.max(1, answer.page - 1);
+              attentionCursors.pop();
               void loadAttention();
             },
             nextpage: () => {
-              attentionPage = answer.page + 1;
+              if (answer.nextCursor) attentionCursors.push(answer.nextCursor);
               void loadAttention();
             },
           },
@@ -466,9 +544,11 @@ export const activityPage: PageModule = (context) => {
 
   // Sections appear top to bottom as their data arrives (all asked for at once).
   const element = h('s-page', { heading: 'Activity' }, failuresSection);
+  const writesLoaded = loadWrites();
   const attentionLoaded = loadAttention();
   const backfillLoaded = loadBackfill();
   const ready = loadFailures().then(async () => {
+    await writesLoaded;
     await attentionLoaded;
     element.append(writesSection, attentionSection);
     await backfillLoaded;

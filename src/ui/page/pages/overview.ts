@@ -292,10 +292,7 @@ export const overviewPage: PageModule = (context) => {
         onTime,
       ),
       carrierTable(carriers),
-      analytics.truncated
-        ? h('s-paragraph', { color: 'subdued' }, 'Figures cover the newest shipments of the period only.')
-        : null,
-    ].filter((e): e is HTMLElement => e !== null);
+    ];
   }
 
   function metric(label: string, value: string, key: string, detail?: string): HTMLElement {

@@ -312,23 +312,53 @@ export const settingsPage: PageModule = (context) => {
 
   /* ---------------------------------------------------------------- carrier mapping */
 
-  let labels = new Map<string, string>();
+  type SeenPage = { carriers: SeenCarrier[]; next: string | null };
+  /** Labels of the service's carriers met so far (the mapped ones, the picker's results). */
+  const labels = new Map<string, string>();
   const labelOf = (slug: string) => labels.get(slug) ?? slug;
+  const learnLabels = (carriers: SeenCarrier[]) => {
+    for (const c of carriers) if (c.mappedTo && c.mappedLabel) labels.set(c.mappedTo, c.mappedLabel);
+  };
 
   async function loadCarriers(): Promise<void> {
     try {
-      const [seen, list] = await Promise.all([
-        api<{ carriers: SeenCarrier[] }>('GET', '/carriers/seen'),
-        api<{ carriers: ShippingProvider[] }>('GET', '/carriers?limit=200'),
-      ]);
-      labels = new Map(list.carriers.map((c) => [c.slug, c.label]));
-      drawCarriers(seen.carriers);
+      const seen = await api<SeenPage>('GET', '/carriers/seen');
+      learnLabels(seen.carriers);
+      drawCarriers(seen.carriers, seen.next);
     } catch (error) {
       replace(carriersSection, loadFailure('Carriers could not be loaded', error));
     }
   }
 
-  function drawCarriers(carriers: SeenCarrier[]): void {
+  /** A shop with more names than a page holds: the next page's rows are added below. */
+  function moreCarriers(body: HTMLElement, next: string): HTMLElement {
+    const more = h(
+      's-button',
+      {
+        on: {
+          click: () => {
+            more.loading = true;
+            void api<SeenPage>('GET', `/carriers/seen?${new URLSearchParams({ after: next })}`)
+              .then((page) => {
+                learnLabels(page.carriers);
+                body.append(...page.carriers.map(carrierRow));
+                disableForms(body);
+                more.replaceWith(page.next ? moreCarriers(body, page.next) : '');
+              })
+              .catch((error: unknown) => {
+                more.loading = false;
+                failureToast(error);
+              });
+          },
+        },
+      },
+      'Show more carrier names',
+    );
+    return more;
+  }
+
+  function drawCarriers(carriers: SeenCarrier[], next: string | null): void {
+    const body = h('s-table-body', null, carriers.map(carrierRow));
     if (carriers.length === 0) {
       replace(
         carriersSection,
@@ -358,8 +388,9 @@ export const settingsPage: PageModule = (context) => {
           h('s-table-header', { listSlot: 'labeled', format: 'numeric' }, 'Fulfilments'),
           h('s-table-header', { listSlot: 'inline' }, ''),
         ),
-        h('s-table-body', null, carriers.map(carrierRow)),
+        body,
       ),
+      next ? moreCarriers(body, next) : null,
     );
     disableForms(carriersSection);
   }
@@ -430,21 +461,30 @@ export const settingsPage: PageModule = (context) => {
       },
       'Cancel',
     );
-    const fill = (found: ShippingProvider[]) =>
+    // The search reaches the service's whole list; without words, the carrier chosen now stays offered
+    // beside the first of the list, wherever it sorts.
+    const current: ShippingProvider[] =
+      carrier.mappedTo === null ? [] : [{ slug: carrier.mappedTo, label: labelOf(carrier.mappedTo) }];
+    const fill = (found: ShippingProvider[], searched: boolean) => {
+      const offered =
+        searched || found.some((c) => c.slug === carrier.mappedTo) ? found : [...current, ...found];
+      for (const c of offered) labels.set(c.slug, c.label);
       replace(
         select,
-        found.length === 0
+        offered.length === 0
           ? h('s-option', { value: '', disabled: true }, 'No carrier matches')
-          : found.map((c) =>
+          : offered.map((c) =>
               h('s-option', { value: c.slug, selected: c.slug === carrier.mappedTo }, c.label),
             ),
       );
+    };
     let timer = 0;
     const find = async () => {
       const query = new URLSearchParams({ limit: '50' });
-      if (search.value.trim()) query.set('search', search.value.trim());
+      const words = search.value.trim();
+      if (words) query.set('search', words);
       try {
-        fill((await api<{ carriers: ShippingProvider[] }>('GET', `/carriers?${query}`)).carriers);
+        fill((await api<{ carriers: ShippingProvider[] }>('GET', `/carriers?${query}`)).carriers, !!words);
       } catch (error) {
         failureToast(error);
       }

@@ -32,9 +32,15 @@ interface Filters {
   sync: SyncFilter | '';
   from: string;
   to: string;
+  /** The list's position (opaque cursors from the API): the page after / before a row. */
+  after: string;
+  before: string;
+  /** Which page this is, for "showing 51–100" only: paging is by cursor. */
   page: number;
   detail: string;
 }
+
+const cursorParam = (value: string | null) => (value && /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : '');
 
 function readFilters(params: URLSearchParams): Filters {
   const parcel = params.get('parcel') ?? '';
@@ -46,12 +52,14 @@ function readFilters(params: URLSearchParams): Filters {
     sync: (syncFilters as readonly string[]).includes(sync) ? (sync as SyncFilter) : '',
     from: /^\d{4}-\d{2}-\d{2}$/.test(params.get('from') ?? '') ? params.get('from')! : '',
     to: /^\d{4}-\d{2}-\d{2}$/.test(params.get('to') ?? '') ? params.get('to')! : '',
+    after: cursorParam(params.get('after')),
+    before: cursorParam(params.get('before')),
     page: Number.isFinite(page) && page >= 1 ? page : 1,
     detail: params.get('detail') ?? '',
   };
 }
 
-/** The list's query (without page for the CSV). */
+/** The list's query (without the position for the CSV). */
 function listQuery(filters: Filters, withPage: boolean): string {
   const query = new URLSearchParams();
   if (filters.search) query.set('search', filters.search);
@@ -59,7 +67,8 @@ function listQuery(filters: Filters, withPage: boolean): string {
   if (filters.sync) query.set('sync', filters.sync);
   if (filters.from) query.set('from', filters.from);
   if (filters.to) query.set('to', filters.to);
-  if (withPage && filters.page > 1) query.set('page', String(filters.page));
+  if (withPage && filters.after) query.set('after', filters.after);
+  else if (withPage && filters.before) query.set('before', filters.before);
   const text = query.toString();
   return text ? `?${text}` : '';
 }
@@ -71,7 +80,12 @@ export const shipmentsPage: PageModule = (context) => {
   let loading: AbortController | null = null;
 
   const record = () => {
-    const params: Params = { ...filters, page: filters.page > 1 ? filters.page : null };
+    const params: Params = {
+      ...filters,
+      after: filters.after || null,
+      before: filters.before || null,
+      page: filters.page > 1 ? filters.page : null,
+    };
     context.setParams(params);
   };
 
@@ -111,7 +125,15 @@ export const shipmentsPage: PageModule = (context) => {
   to.addEventListener('change', () => apply({ to: to.value }));
 
   function apply(change: Partial<Filters>): void {
-    const next = { ...filters, ...change, page: change.page ?? 1, detail: change.detail ?? filters.detail };
+    // A new filter starts from the top; only paging moves the position.
+    const next = {
+      ...filters,
+      ...change,
+      after: change.after ?? '',
+      before: change.before ?? '',
+      page: change.page ?? 1,
+      detail: change.detail ?? filters.detail,
+    };
     if (JSON.stringify(next) === JSON.stringify(filters)) return;
     filters = next;
     if ('search' in change) search.value = filters.search;
@@ -202,7 +224,9 @@ export const shipmentsPage: PageModule = (context) => {
   }
 
   function drawList(list: ShipmentsList): void {
-    const first = (list.page - 1) * 50 + 1;
+    // Back at the top (no newer rows), whatever page number the address said.
+    if (list.previousCursor === null) filters.page = 1;
+    const first = (filters.page - 1) * 50 + 1;
     const last = first + list.rows.length - 1;
     summary.textContent =
       list.total === 0
@@ -235,12 +259,14 @@ export const shipmentsPage: PageModule = (context) => {
     const table = h(
       's-table',
       {
-        paginate: list.pageCount > 1,
-        hasPreviousPage: list.page > 1,
-        hasNextPage: list.page < list.pageCount,
+        paginate: list.nextCursor !== null || list.previousCursor !== null,
+        hasPreviousPage: list.previousCursor !== null,
+        hasNextPage: list.nextCursor !== null,
         on: {
-          previouspage: () => apply({ page: Math.max(1, list.page - 1) }),
-          nextpage: () => apply({ page: list.page + 1 }),
+          previouspage: () =>
+            list.previousCursor &&
+            apply({ before: list.previousCursor, page: Math.max(1, filters.page - 1) }),
+          nextpage: () => list.nextCursor && apply({ after: list.nextCursor, page: filters.page + 1 }),
         },
       },
       h(

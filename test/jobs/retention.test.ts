@@ -1,0 +1,555 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../src/db/client.js';
+import { createDatabase } from '../../src/db/client.js';
+import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
+import type { Prisma, Shop, Tracker } from '../../src/generated/sqlite/client.js';
+import { createRetention, type RetentionSettings } from '../../src/jobs/retention.js';
+import { createWorker } from '../../src/jobs/worker.js';
+import { silentLogger } from '../../src/logger.js';
+import { storeShipmentRead } from '../../src/shipments/poll-statuses.js';
+import { createShopRepository } from '../../src/shops/shop-repository.js';
+import { createTrackingClient } from '../../src/tracking/client.js';
+import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
+import { recordDelivery } from '../../src/webhooks/record-delivery.js';
+import type { VerifiedDelivery } from '../../src/webhooks/verify.js';
+import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
+import {
+  createDelivery,
+  createShop,
+  createTracker,
+  resetDatabase,
+  testKeyring,
+} from '../helpers/factories.js';
+
+/**
+ * Retention (src/jobs/retention.ts) on a real database: what goes, what stays, the duplicate window, store
+ * events that are never written twice, ended trackers with their lines and fulfilments, bounded batches,
+ * and the worker running it.
+ */
+
+let db: TestDatabase;
+let prisma: DatabaseClient;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  prisma = db.prisma;
+});
+afterAll(async () => {
+  await db?.cleanup();
+});
+beforeEach(async () => {
+  await resetDatabase(prisma);
+});
+
+const day = 24 * 3_600_000;
+const now = new Date();
+const ago = (ms: number) => new Date(now.getTime() - ms);
+const later = (ms: number) => new Date(now.getTime() + ms);
+
+function retention(settings: Partial<RetentionSettings> = {}) {
+  return createRetention({ prisma }, { batchSize: 50, ...settings });
+}
+
+function verified(eventId: string): VerifiedDelivery {
+  const rawBody = JSON.stringify({ id: 1, tracking_numbers: ['1Z1'] });
+  return {
+    topic: 'fulfillments/create',
+    shopDomain: 'retention-shop.myshopify.com',
+    webhookId: randomUUID(),
+    eventId,
+    apiVersion: '2026-10',
+    triggeredAt: now,
+    rawBody,
+    payload: JSON.parse(rawBody) as Record<string, unknown>,
+  };
+}
+
+describe('webhook deliveries', () => {
+  it('deletes processed ones after the duplicate window and failed ones after theirs; pending ones never', async () => {
+    const make = (state: 'pending' | 'processed' | 'failed', lastAttempt: Date) =>
+      createDelivery(prisma, state === 'processed' ? '' : '{}', {
+        state,
+        nextAttemptAt: lastAttempt,
+        receivedAt: lastAttempt,
+      });
+    const gone = [await make('processed', ago(8 * day)), await make('failed', ago(31 * day))];
+    const kept = [
+      await make('processed', ago(6 * day)),
+      // A failed delivery waits for an operator well past the duplicate window.
+      await make('failed', ago(20 * day)),
+      // Never worked off (a backlog, a shop that never comes back): never deleted.
+      await make('pending', ago(300 * day)),
+    ];
+
+    const pass = await retention().runPass({ now });
+
+    expect(pass.rules.deliveries).toEqual({ batches: 1, rows: 1 });
+    expect(pass.rules.failedDeliveries).toEqual({ batches: 1, rows: 1 });
+    const left = (await prisma.webhookDelivery.findMany({ select: { id: true } })).map((d) => d.id);
+    expect(left.sort()).toEqual(kept.map((d) => d.id).sort());
+    expect(left).not.toContain(gone[0]!.id);
+  });
+
+  it('a duplicate inside the window is still refused after retention ran; the window is the setting', async () => {
+    const first = await recordDelivery(prisma, verified('event-dup'));
+    expect(first.kind).toBe('recorded');
+    if (first.kind !== 'recorded') return;
+    // The worker applied it: processed, body emptied.
+    await prisma.webhookDelivery.update({
+      where: { id: first.id },
+      data: { state: 'processed', payload: '', processedAt: now },
+    });
+
+    // Six days on (the platform retries for 48 h), a pass keeps it, and the same event id is a duplicate.
+    await retention().runPass({ now: later(6 * day) });
+    expect(await recordDelivery(prisma, verified('event-dup'))).toEqual({ kind: 'duplicate' });
+
+    // Past the window it goes.
+    const pass = await retention().runPass({ now: later(7 * day + 60_000) });
+    expect(pass.rules.deliveries!.rows).toBe(1);
+    expect(await prisma.webhookDelivery.count()).toBe(0);
+  });
+});
+
+describe('status pushes', () => {
+  it('deletes applied, stale and dropped pushes after the window, failed ones after theirs, pending never', async () => {
+    const shop = await createShop(prisma);
+    const push = (state: string, lastAttempt: Date) =>
+      prisma.statusPush.create({
+        data: {
+          shopId: shop.id,
+          dedupeKey: randomUUID(),
+          payload: '{}',
+          state,
+          receivedAt: lastAttempt,
+          nextAttemptAt: lastAttempt,
+        },
+      });
+    await push('applied', ago(8 * day));
+    await push('stale', ago(8 * day));
+    await push('dropped', ago(8 * day));
+    await push('failed', ago(31 * day));
+    const kept = [
+      await push('applied', ago(6 * day)),
+      await push('failed', ago(20 * day)),
+      await push('pending', ago(300 * day)),
+    ];
+
+    const pass = await retention().runPass({ now });
+
+    expect(pass.rules.statusPushes!.rows).toBe(3);
+    expect(pass.rules.failedStatusPushes!.rows).toBe(1);
+    const left = (await prisma.statusPush.findMany({ select: { id: true } })).map((p) => p.id);
+    expect(left.sort()).toEqual(kept.map((p) => p.id).sort());
+  });
+});
+
+/** A service event `daysAgo` days before now, as the service writes its times (UTC, no zone). */
+function event(status: string, daysAgo: number, message = status): TrackingEvent {
+  const at = ago(daysAgo * day)
+    .toISOString()
+    .slice(0, 19)
+    .replace('T', ' ');
+  return {
+    message,
+    description: null,
+    status,
+    statusDetail: status,
+    datetime: at,
+    source: 'UPS',
+    location: { city: 'Louisville', state: 'KY', country: 'US', zip: '40003' },
+  };
+}
+
+function shipment(trackingNumber: string, events: TrackingEvent[]): Shipment {
+  return {
+    orderId: '1001',
+    trackingNumber,
+    trackingProvider: 'ups',
+    status: events.at(-1)!.status,
+    estimatedDeliveryDate: null,
+    originCountry: 'US',
+    destinationCountry: 'US',
+    deliveryNumber: null,
+    deliveryProvider: null,
+    shippingService: null,
+    shippingServiceRaw: null,
+    lastEventTime: events.at(-1)!.datetime,
+    events,
+    destinationEvents: [],
+  };
+}
+
+/** The tracker as a read loads it (with its wanted lines and its shop). */
+async function readTarget(id: string) {
+  const tracker = await prisma.tracker.findUniqueOrThrow({
+    where: { id },
+    include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
+  });
+  return tracker;
+}
+
+async function line(
+  shop: Shop,
+  tracker: Tracker | null,
+  fulfillmentId: string,
+  data: Partial<Prisma.TrackingLineUncheckedCreateInput> = {},
+) {
+  return prisma.trackingLine.create({
+    data: {
+      shopId: shop.id,
+      fulfillmentId,
+      orderId: '1001',
+      trackingNumber: tracker?.trackingNumber ?? `UNMAPPED-${fulfillmentId}`,
+      trackerId: tracker?.id ?? null,
+      ...data,
+    },
+  });
+}
+
+describe('store fulfilment events', () => {
+  /** A delivered tracker on fulfilment F1 whose three changes were written to the store 37 days ago. */
+  async function writtenLongAgo() {
+    const shop = await createShop(prisma);
+    const tracker = await createTracker(prisma, shop.id, {
+      desired: 'active',
+      remote: 'present',
+      syncState: 'synced',
+      status: 'delivered',
+    });
+    await line(shop, tracker, 'F1');
+    const history = [event('label_created', 40), event('in_transit', 39), event('delivered', 38)];
+    const read = (target: Awaited<ReturnType<typeof readTarget>>, events: TrackingEvent[], at = now) =>
+      storeShipmentRead({ prisma }, target, shipment(tracker.trackingNumber, events), at, { guard: {} });
+    expect((await read(await readTarget(tracker.id), history, ago(38 * day))).eventsQueued).toBe(3);
+    await prisma.storeFulfillmentEvent.updateMany({
+      data: { state: 'sent', storeEventId: 'gid://shopify/FulfillmentEvent/1', nextAttemptAt: ago(37 * day) },
+    });
+    const deliveredAt = new Date(`${history.at(-1)!.datetime.replace(' ', 'T')}Z`);
+    return { shop, tracker, history, read, deliveredAt };
+  }
+
+  it('deletes written events, marks the tracker, and a read never queues them again', async () => {
+    const { shop, tracker, history, read, deliveredAt } = await writtenLongAgo();
+    // A refused write (shown on the page) and one still waiting: kept whatever their age.
+    for (const [state, status] of [
+      ['failed', 'OUT_FOR_DELIVERY'],
+      ['pending', 'ATTEMPTED_DELIVERY'],
+    ] as const) {
+      await prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: shop.id,
+          trackerId: tracker.id,
+          fulfillmentId: 'F1',
+          status,
+          happenedAt: ago(38.5 * day),
+          state,
+          nextAttemptAt: ago(37 * day),
+        },
+      });
+    }
+    // A read in flight: it loaded the tracker before the pass.
+    const inFlight = await readTarget(tracker.id);
+
+    const pass = await retention().runPass({ now });
+
+    expect(pass.rules.storeEvents).toEqual({ batches: 1, rows: 3 });
+    const left = await prisma.storeFulfillmentEvent.findMany();
+    expect(left.map((e) => e.state).sort()).toEqual(['failed', 'pending']);
+    expect(
+      (await prisma.tracker.findUniqueOrThrow({ where: { id: tracker.id } })).storeEventsThrough,
+    ).toEqual(deliveredAt);
+    // The same history read again (a poll, a push, a shopper's look), also by the read that loaded the
+    // tracker before the pass: nothing is queued twice; a new change is.
+    expect((await read(inFlight, history)).eventsQueued).toBe(0);
+    expect((await read(await readTarget(tracker.id), history)).eventsQueued).toBe(0);
+    const next = [...history, event('return_to_sender', 1)];
+    expect((await read(await readTarget(tracker.id), next)).eventsQueued).toBe(1);
+    const queued = await prisma.storeFulfillmentEvent.findMany({
+      where: { state: 'pending', status: 'FAILURE' },
+    });
+    expect(queued).toHaveLength(1);
+    expect(await prisma.storeFulfillmentEvent.count()).toBe(3);
+  });
+
+  it('keeps written events younger than the setting; skipped ones go like written ones', async () => {
+    const shop = await createShop(prisma);
+    const tracker = await createTracker(prisma, shop.id, { remote: 'present', syncState: 'synced' });
+    const row = (status: string, state: string, queued: Date) =>
+      prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: shop.id,
+          trackerId: tracker.id,
+          fulfillmentId: 'F1',
+          status,
+          happenedAt: queued,
+          state,
+          nextAttemptAt: queued,
+        },
+      });
+    await row('IN_TRANSIT', 'skipped', ago(31 * day));
+    const young = await row('DELIVERED', 'sent', ago(10 * day));
+
+    await retention().runPass({ now });
+
+    const left = await prisma.storeFulfillmentEvent.findMany({ select: { id: true } });
+    expect(left).toEqual([{ id: young.id }]);
+  });
+
+  it.runIf(defaultTestProvider() === 'postgresql')(
+    'PostgreSQL: a read inserting while a batch deletes waits for it and sees its mark',
+    async () => {
+      const { tracker, history, read, deliveredAt } = await writtenLongAgo();
+      const stale = await readTarget(tracker.id);
+      const other = await createDatabase(db.url);
+      let reading: ReturnType<typeof read> | undefined;
+      try {
+        // A retention batch, held open between its statements: the mark raised, the rows deleted.
+        await other.prisma.$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(
+            `UPDATE "Tracker" SET "storeEventsThrough" = $1::timestamp(3) WHERE "id" = $2`,
+            deliveredAt.toISOString(),
+            tracker.id,
+          );
+          await tx.$executeRawUnsafe(
+            `DELETE FROM "StoreFulfillmentEvent" WHERE "trackerId" = $1`,
+            tracker.id,
+          );
+          reading = read(stale, history);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        });
+      } finally {
+        await other.close();
+      }
+      expect((await reading!).eventsQueued).toBe(0);
+      expect(await prisma.storeFulfillmentEvent.count()).toBe(0);
+    },
+  );
+});
+
+describe('ended trackers, their lines and fulfilments', () => {
+  it('deletes ended trackers with their lines, fulfilments and tracking links after the retention; active ones never', async () => {
+    const shop = await createShop(prisma);
+    const old = ago(401 * day);
+    const tracker = (overrides: Parameters<typeof createTracker>[2]) =>
+      createTracker(prisma, shop.id, { syncState: 'synced', nextAttemptAt: old, ...overrides });
+    const quiet = async (t: Tracker, at = old) =>
+      prisma.tracker.update({ where: { id: t.id }, data: { updatedAt: at } });
+    const fulfillment = (fulfillmentId: string, updatedAt = old) =>
+      prisma.fulfillment.create({
+        data: {
+          shopId: shop.id,
+          fulfillmentId,
+          orderId: '1001',
+          status: 'success',
+          sourceUpdatedAt: updatedAt,
+          updatedAt,
+        },
+      });
+
+    // Delivered long ago, on two fulfilments, one of which had the store's tracking page link.
+    const delivered = await tracker({ desired: 'active', remote: 'present', status: 'delivered' });
+    await line(shop, delivered, 'F-delivered-1');
+    await line(shop, delivered, 'F-delivered-2');
+    await fulfillment('F-delivered-1');
+    await fulfillment('F-delivered-2');
+    await prisma.storeTrackingLink.create({
+      data: {
+        shopId: shop.id,
+        fulfillmentId: 'F-delivered-1',
+        wanted: 'store',
+        applied: 'store',
+        state: 'sent',
+      },
+    });
+    await prisma.storeFulfillmentEvent.create({
+      data: {
+        shopId: shop.id,
+        trackerId: delivered.id,
+        fulfillmentId: 'F-delivered-1',
+        status: 'DELIVERED',
+        happenedAt: old,
+        state: 'failed',
+      },
+    });
+    // Cancelled long ago: removed at the service.
+    const removed = await tracker({ desired: 'removed', remote: 'absent', status: 'in_transit' });
+    await line(shop, removed, 'F-removed', { active: false, endedReason: 'fulfillment_cancelled' });
+    await fulfillment('F-removed');
+    // A fulfilment with no tracking number, and a line whose carrier never mapped (ended).
+    await fulfillment('F-no-number');
+    await line(shop, null, 'F-unmapped', { active: false, endedReason: 'number_removed', updatedAt: old });
+    await fulfillment('F-unmapped');
+    for (const t of [delivered, removed]) await quiet(t);
+
+    // Kept: still read, still to sync, delivered within the retention, a line still waiting for its carrier.
+    const read = await tracker({
+      desired: 'active',
+      remote: 'present',
+      status: 'in_transit',
+      nextPollAt: later(day),
+    });
+    const syncing = await tracker({ desired: 'active', remote: 'absent', syncState: 'pending' });
+    const recent = await tracker({ desired: 'active', remote: 'present', status: 'delivered' });
+    await line(shop, read, 'F-read');
+    await line(shop, syncing, 'F-syncing');
+    await line(shop, recent, 'F-recent');
+    await line(shop, null, 'F-waiting', { updatedAt: old });
+    for (const id of ['F-read', 'F-syncing', 'F-recent', 'F-waiting']) await fulfillment(id);
+    await fulfillment('F-new', ago(10 * day));
+    for (const t of [read, syncing]) await quiet(t);
+    await quiet(recent, ago(399 * day));
+
+    const pass = await retention().runPass({ now });
+
+    expect(pass.rules.trackerLines!.rows).toBe(3);
+    expect(pass.rules.trackers!.rows).toBe(2);
+    const trackers = (await prisma.tracker.findMany({ select: { id: true } })).map((t) => t.id);
+    expect(trackers.sort()).toEqual([read.id, syncing.id, recent.id].sort());
+    const lines = await prisma.trackingLine.findMany({ select: { fulfillmentId: true } });
+    expect(lines.map((l) => l.fulfillmentId).sort()).toEqual([
+      'F-read',
+      'F-recent',
+      'F-syncing',
+      'F-waiting',
+    ]);
+    const fulfillments = await prisma.fulfillment.findMany({ select: { fulfillmentId: true } });
+    expect(fulfillments.map((f) => f.fulfillmentId).sort()).toEqual([
+      'F-new',
+      'F-read',
+      'F-recent',
+      'F-syncing',
+      'F-waiting',
+    ]);
+    expect(await prisma.storeTrackingLink.count()).toBe(0);
+    // The deleted tracker's store events went with it.
+    expect(await prisma.storeFulfillmentEvent.count()).toBe(0);
+  });
+
+  it('a tracking link stays while its fulfilment has lines (it alone says the store holds the app’s link)', async () => {
+    const shop = await createShop(prisma);
+    const live = await createTracker(prisma, shop.id, {
+      remote: 'present',
+      syncState: 'synced',
+      nextPollAt: later(day),
+    });
+    await line(shop, live, 'F-live');
+    await prisma.fulfillment.create({
+      data: {
+        shopId: shop.id,
+        fulfillmentId: 'F-live',
+        orderId: '1001',
+        status: 'success',
+        sourceUpdatedAt: ago(500 * day),
+        updatedAt: ago(500 * day),
+      },
+    });
+    await prisma.storeTrackingLink.create({
+      data: { shopId: shop.id, fulfillmentId: 'F-live', wanted: 'store', applied: 'store', state: 'sent' },
+    });
+
+    await retention().runPass({ now });
+
+    expect(await prisma.storeTrackingLink.count()).toBe(1);
+    expect(await prisma.fulfillment.count()).toBe(1);
+  });
+});
+
+describe('batches', () => {
+  const oldDeliveries = async (count: number) => {
+    for (let i = 0; i < count; i++)
+      await createDelivery(prisma, '', { state: 'processed', nextAttemptAt: ago(8 * day) });
+  };
+
+  it('deletes in statements of batchSize rows: 35 rows in batches of 10 are 4 statements', async () => {
+    await oldDeliveries(35);
+    const pass = await retention({ batchSize: 10 }).runPass({ now });
+    expect(pass.rules.deliveries).toEqual({ batches: 4, rows: 35 });
+    expect(pass.done).toBe(true);
+    expect(await prisma.webhookDelivery.count()).toBe(0);
+  });
+
+  it('a pass stops after maxBatches statements per rule and leaves the rest for the next pass', async () => {
+    await oldDeliveries(35);
+    const shop = await createShop(prisma);
+    for (let i = 0; i < 25; i++) {
+      await prisma.fulfillment.create({
+        data: {
+          shopId: shop.id,
+          fulfillmentId: `F-${i}`,
+          orderId: '1',
+          status: 'success',
+          sourceUpdatedAt: ago(500 * day),
+          updatedAt: ago((500 + i) * day),
+        },
+      });
+    }
+    const settings = { batchSize: 10, maxBatches: 2 };
+    const one = createRetention({ prisma }, settings);
+
+    const first = await one.runPass({ now });
+    expect(first.rules.deliveries).toEqual({ batches: 2, rows: 20 });
+    expect(first.rules.fulfillments).toEqual({ batches: 2, rows: 20 });
+    expect(first.done).toBe(false);
+    expect(await prisma.webhookDelivery.count()).toBe(15);
+    expect(await prisma.fulfillment.count()).toBe(5);
+
+    const second = await one.runPass({ now });
+    expect(second.rules.deliveries).toEqual({ batches: 2, rows: 15 });
+    expect(second.rules.fulfillments).toEqual({ batches: 1, rows: 5 });
+    expect(second.done).toBe(true);
+    expect(await prisma.webhookDelivery.count()).toBe(0);
+    expect(await prisma.fulfillment.count()).toBe(0);
+  });
+
+  it.runIf(defaultTestProvider() === 'postgresql')(
+    'PostgreSQL: a batch skips rows another transaction holds instead of waiting for them',
+    async () => {
+      await oldDeliveries(3);
+      const [held] = await prisma.webhookDelivery.findMany({ take: 1 });
+      const other = await createDatabase(db.url);
+      try {
+        await other.prisma.$transaction(async (tx) => {
+          await tx.$queryRawUnsafe(`SELECT "id" FROM "WebhookDelivery" WHERE "id" = $1 FOR UPDATE`, held!.id);
+          // A second connection's pass, while this transaction holds the row.
+          const pass = await createRetention({ prisma }, { batchSize: 10 }).runPass({ now });
+          expect(pass.rules.deliveries!.rows).toBe(2);
+        });
+      } finally {
+        await other.close();
+      }
+      expect((await prisma.webhookDelivery.findMany()).map((d) => d.id)).toEqual([held!.id]);
+    },
+  );
+});
+
+describe('the worker', () => {
+  it('runs a retention pass every periodic interval', async () => {
+    await createDelivery(prisma, '', { state: 'processed', nextAttemptAt: ago(8 * day) });
+    const kept = await createDelivery(prisma, '', { state: 'processed', nextAttemptAt: ago(day) });
+    const worker = createWorker(
+      {
+        prisma,
+        client: createTrackingClient({
+          baseUrl: 'http://127.0.0.1:9/v1',
+          fetch: () => Promise.reject(new Error('offline')),
+        }),
+        shops: createShopRepository(prisma, testKeyring()),
+        carriers: createCarrierRepository(prisma),
+        logger: silentLogger,
+        owner: 'retention-test',
+      },
+      { concurrency: 1, idlePollMs: 20, periodicEveryMs: 100, retention: { deliveryMs: 7 * day } },
+    );
+    worker.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await prisma.webhookDelivery.count()) > 1 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await worker.stop();
+    }
+    expect((await prisma.webhookDelivery.findMany()).map((d) => d.id)).toEqual([kept.id]);
+  });
+});
