@@ -15,7 +15,7 @@ import { createDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { withDatabaseName } from '../src/db/scratch.js';
 import { ROOT } from './processes.js';
-import { type Exec, runSeedJobs, type SeedJob, type SeedPlan, seedStatements } from './scale-seed.js';
+import { runSeedJobs, type SeedJob, type SeedPlan, seedStatements } from './scale-seed.js';
 
 const require = createRequire(import.meta.url);
 
@@ -30,6 +30,10 @@ export interface SeedTiming {
   vacuumMs: number;
   totalMs: number;
   rows: Record<string, number>;
+  /** Jobs an interrupted earlier run had finished (this run did the rest). */
+  resumedJobs?: number;
+  /** Connections the jobs ran on. */
+  connections?: number;
 }
 
 function assertIdentifier(name: string): void {
@@ -111,6 +115,12 @@ const upgradeHooks = [
     module: 'src/jobs/backfill-delivery-facts.ts',
     fn: 'backfillDeliveryFacts',
     what: 'delivery facts of trackers read before the upgrade',
+  },
+  {
+    // The worker folds the rollups' deltas as they come; the bench's app runs as --role web.
+    module: 'src/shipments/rollups.ts',
+    fn: 'compactRollups',
+    what: "the rollups' pending deltas folded in, as the worker does",
   },
 ];
 
@@ -216,27 +226,40 @@ function jobProgress(
   jobs: SeedJob[],
   log: (line: string) => void,
   perTableMs: Record<string, number>,
+  doneBefore = 0,
 ): (job: SeedJob, ms: number) => void {
   const slices = new Set(jobs.map((j) => j.name.replace(/^.*-(\d+)$/, '$1')));
-  const perSlice = new Map<string, number>();
   const jobsPerSlice = jobs.length / slices.size;
   const started = performance.now();
-  let slicesDone = 0;
+  let jobsDone = doneBefore;
   return (job, ms) => {
+    jobsDone++;
     perTableMs[job.table] = (perTableMs[job.table] ?? 0) + ms;
-    const slice = job.name.replace(/^.*-(\d+)$/, '$1');
-    const n = (perSlice.get(slice) ?? 0) + 1;
-    perSlice.set(slice, n);
-    if (n === jobsPerSlice) {
-      slicesDone++;
+    if (jobsDone % jobsPerSlice === 0)
       log(
-        `  slice ${slicesDone}/${slices.size} seeded (${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
+        `  ${jobsDone / jobsPerSlice}/${slices.size} slices' worth seeded (${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
       );
-    }
   };
 }
 
-/** Seeds PostgreSQL over `connections` connections at once, then VACUUM (ANALYZE) every table. */
+/** The plan of a seed begun on this database (kept with it, so an interrupted seed can go on). */
+export async function readSeedPlan(url: string): Promise<SeedPlan | null> {
+  try {
+    return await withPgClients(url, 1, async ([c]) => {
+      const r = await c!.query<{ value: string }>(`SELECT value FROM scale_meta.info WHERE key = 'plan'`);
+      return r.rows[0] ? (JSON.parse(r.rows[0].value) as SeedPlan) : null;
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Seeds PostgreSQL over `connections` connections at once, then VACUUM (ANALYZE) every table. Resumable:
+ * the setup is one transaction that also records the plan (scale_meta.info 'plan'); each job commits with
+ * its own done mark (scale_seed.done); the staging tables go in one transaction that records the jobs as
+ * finished. Run again with the same plan, it does only what is missing.
+ */
 export async function seedPostgres(
   url: string,
   plan: SeedPlan,
@@ -254,29 +277,99 @@ export async function seedPostgres(
     vacuumMs: 0,
     totalMs: 0,
     rows: {},
+    resumedJobs: 0,
+    connections: options.connections,
   };
   await withPgClients(url, options.connections, async (clients) => {
     for (const c of clients) {
       // Per session only: big sorts and hashes in memory; commits need not wait for the WAL flush
-      // (each statement is one large transaction anyway).
+      // (each job is one large transaction anyway).
       await c.query(`SET work_mem = '256MB'`);
       await c.query(`SET synchronous_commit = off`);
     }
     const first = clients[0]!;
-    let t = performance.now();
-    for (const sql of setup) await first.query(sql);
-    timing.setupMs = performance.now() - t;
-    t = performance.now();
-    const execs: Exec[] = clients.map((c) => async (sql: string) => {
-      await c.query(sql);
-    });
-    await runSeedJobs(jobs, execs, jobProgress(jobs, options.log, perTableMs));
-    timing.jobsMs = performance.now() - t;
-    t = performance.now();
-    for (const sql of teardown) await first.query(sql);
-    timing.teardownMs = performance.now() - t;
+    await first.query(`CREATE SCHEMA IF NOT EXISTS scale_meta`);
+    await first.query(
+      `CREATE TABLE IF NOT EXISTS scale_meta.info (key text PRIMARY KEY, value text NOT NULL)`,
+    );
+    const jobsFinished = await first.query<{ value: string }>(
+      `SELECT value FROM scale_meta.info WHERE key = 'seedJobs'`,
+    );
+    if (jobsFinished.rows[0]) {
+      Object.assign(timing, JSON.parse(jobsFinished.rows[0].value) as Partial<SeedTiming>);
+      options.log('  the rows were all written by an earlier run');
+    } else {
+      let t = performance.now();
+      const begun = await first.query<{ ok: boolean }>(
+        `SELECT to_regclass('scale_seed.done') IS NOT NULL AS ok`,
+      );
+      const doneBefore = new Set<string>();
+      if (begun.rows[0]!.ok) {
+        const rows = await first.query<{ name: string; ms: number; tbl: string }>(
+          `SELECT name, ms, tbl FROM scale_seed.done`,
+        );
+        for (const r of rows.rows) {
+          doneBefore.add(r.name);
+          perTableMs[r.tbl] = (perTableMs[r.tbl] ?? 0) + r.ms;
+        }
+        timing.resumedJobs = doneBefore.size;
+        options.log(
+          `  going on with a seed begun earlier: ${doneBefore.size} of ${jobs.length} jobs were done`,
+        );
+      } else {
+        await first.query('BEGIN');
+        for (const sql of setup) await first.query(sql);
+        await first.query(
+          `CREATE UNLOGGED TABLE scale_seed.done (name text PRIMARY KEY, tbl text NOT NULL, ms double precision NOT NULL)`,
+        );
+        await first.query(
+          `INSERT INTO scale_meta.info VALUES ('plan', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+          [JSON.stringify(plan)],
+        );
+        await first.query('COMMIT');
+      }
+      timing.setupMs = performance.now() - t;
+      t = performance.now();
+      const runners = clients.map((c) => async (job: SeedJob) => {
+        const jobStarted = performance.now();
+        await c.query('BEGIN');
+        try {
+          for (const sql of job.sql) await c.query(sql);
+          await c.query(`INSERT INTO scale_seed.done VALUES ($1, $2, $3)`, [
+            job.name,
+            job.table,
+            performance.now() - jobStarted,
+          ]);
+          await c.query('COMMIT');
+        } catch (error) {
+          await c.query('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      });
+      await runSeedJobs(
+        jobs,
+        runners,
+        jobProgress(jobs, options.log, perTableMs, doneBefore.size),
+        doneBefore,
+      );
+      timing.jobsMs = performance.now() - t;
+      t = performance.now();
+      await first.query('BEGIN');
+      for (const sql of teardown) await first.query(sql);
+      timing.teardownMs = performance.now() - t;
+      await first.query(`INSERT INTO scale_meta.info VALUES ('seedJobs', $1)`, [
+        JSON.stringify({
+          setupMs: timing.setupMs,
+          jobsMs: timing.jobsMs,
+          perTableMs,
+          teardownMs: timing.teardownMs,
+          resumedJobs: timing.resumedJobs,
+        }),
+      ]);
+      await first.query('COMMIT');
+    }
     options.log('  VACUUM (ANALYZE) of every table (as autovacuum would after a bulk load)…');
-    t = performance.now();
+    const t = performance.now();
     const tables = (
       await first.query<{ name: string }>(
         `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
@@ -382,8 +475,8 @@ export async function seedSqlite(
     await runSeedJobs(
       jobs,
       [
-        async (sql) => {
-          db.exec(sql);
+        async (job) => {
+          for (const sql of job.sql) db.exec(sql);
         },
       ],
       jobProgress(jobs, log, perTableMs),

@@ -26,8 +26,8 @@ import { newPushToken } from '../src/status-pushes/token.js';
 
 export type SeedProvider = 'postgresql' | 'sqlite';
 
-/** Runs one SQL statement (no result needed). */
-export type Exec = (sql: string) => Promise<void>;
+/** Runs one seeding job (its statements, in order) on one connection. */
+export type RunJob = (job: SeedJob) => Promise<void>;
 
 export interface ScaleShop {
   no: number;
@@ -888,16 +888,18 @@ export function seedStatements(plan: SeedPlan): SeedSetup {
 }
 
 /**
- * Runs the jobs on `connections` (each an Exec), honouring `after`, oldest slice first; reports each job's
- * time. A failure stops the other connections after their current job.
+ * Runs the jobs on `connections` (each runs whole jobs), honouring `after`, oldest slice first; `done`
+ * names jobs finished before (an interrupted run's). Reports each job's time. A failure stops the other
+ * connections after their current job.
  */
 export async function runSeedJobs(
   jobs: SeedJob[],
-  connections: Exec[],
+  connections: RunJob[],
   onDone: (job: SeedJob, ms: number) => void,
+  doneBefore: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const done = new Set<string>();
-  const started = new Set<string>();
+  const done = new Set<string>(doneBefore);
+  const started = new Set<string>(doneBefore);
   let failure: Error | null = null;
   const waiters: Array<() => void> = [];
   const wake = () => {
@@ -910,7 +912,7 @@ export async function runSeedJobs(
     return pending.find((j) => j.after.every((a) => done.has(a))) ?? 'wait';
   };
   await Promise.all(
-    connections.map(async (exec) => {
+    connections.map(async (run) => {
       for (;;) {
         const job = next();
         if (job === null) return;
@@ -921,7 +923,7 @@ export async function runSeedJobs(
         started.add(job.name);
         const t = performance.now();
         try {
-          for (const sql of job.sql) await exec(sql);
+          await run(job);
         } catch (error) {
           failure ??= new Error(
             `seeding ${job.name} failed: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,4 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
+import { SqlParams } from '../db/sql.js';
 import { deliveryFactsOf } from '../shipments/delivery-facts.js';
 import { storedEventsOf } from '../shipments/status.js';
 
@@ -30,11 +31,32 @@ export async function backfillDeliveryFacts(prisma: DatabaseClient, batch = 1000
       statusCheckedAt: true,
     },
   });
-  for (const row of rows) {
-    await prisma.tracker.updateMany({
-      where: { id: row.id, statusCheckedAt: row.statusCheckedAt },
-      data: deliveryFactsOf({ ...row, events: storedEventsOf(row.events) }),
+  // One statement for the batch: each row's facts as a VALUES row, written where the row was not read
+  // again meanwhile (statusCheckedAt unchanged).
+  if (rows.length > 0) {
+    const p = SqlParams.for(prisma);
+    // A column of NULLs alone would have no type on PostgreSQL: each NULL says its column's.
+    const none = (pgType: string) => (p.provider === 'postgresql' ? `NULL::${pgType}` : 'NULL');
+    const values = rows.map((row) => {
+      const f = deliveryFactsOf({ ...row, events: storedEventsOf(row.events) });
+      return `(${[
+        p.text(row.id),
+        row.statusCheckedAt ? p.time(row.statusCheckedAt) : none('timestamp(3)'),
+        f.deliveredAt ? p.time(f.deliveredAt) : none('timestamp(3)'),
+        f.transitSeconds === null ? none('integer') : p.int(f.transitSeconds),
+        f.deliveredOnTime === null ? none('integer') : p.int(f.deliveredOnTime ? 1 : 0),
+        p.int(f.hadException ? 1 : 0),
+        p.int(f.hadFailedAttempt ? 1 : 0),
+      ].join(', ')})`;
     });
+    const bool = (column: string) => (p.provider === 'postgresql' ? `(v.${column} = 1)` : `v.${column}`);
+    await prisma.$executeRawUnsafe(
+      `WITH v(id, checked, delivered, transit, on_time, exc, fa) AS (VALUES ${values.join(', ')})
+      UPDATE "Tracker" SET "deliveredAt" = v.delivered, "transitSeconds" = v.transit,
+        "deliveredOnTime" = ${bool('on_time')}, "hadException" = ${bool('exc')}, "hadFailedAttempt" = ${bool('fa')}
+      FROM v WHERE "Tracker"."id" = v.id AND "Tracker"."statusCheckedAt" IS NOT DISTINCT FROM v.checked`,
+      ...p.values,
+    );
   }
   const value = rows.length < batch ? 'done' : rows.at(-1)!.id;
   await prisma.appState.upsert({

@@ -1,3 +1,4 @@
+import { providerOf } from '../db/provider-of.js';
 import { compactRollups } from '../shipments/rollups.js';
 import { backfillDeliveryFacts } from './backfill-delivery-facts.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
@@ -95,8 +96,14 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   const idlePollMs = options.idlePollMs ?? 500;
   const periodicEveryMs = options.periodicEveryMs ?? 60_000;
-  /** Rollup deltas folded per statement (src/shipments/rollups.ts). */
-  const rollupBatch = 5000;
+  /**
+   * Rollup deltas folded per statement (src/shipments/rollups.ts). SQLite runs a statement on the event
+   * loop's thread: small enough there to stay well under 50 ms, with a yield between statements.
+   */
+  const rollupBatch = providerOf(deps.prisma) === 'postgresql' ? 5000 : 500;
+  /** Trackers whose delivery facts one backfill statement writes (src/jobs/backfill-delivery-facts.ts). */
+  const factsBatch = providerOf(deps.prisma) === 'postgresql' ? 1000 : 200;
+  let factsDone = false;
   const reconcilerDeps: ReconcilerDeps = {
     prisma: deps.prisma,
     client: deps.client,
@@ -230,8 +237,6 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
     await refreshCarriersIfDue(deps);
-    // Once after the upgrade that keeps delivery facts: the parcels read before it, a batch a pass.
-    await backfillDeliveryFacts(deps.prisma);
   }
 
   /**
@@ -303,6 +308,13 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       loop('retention', retentionStep),
       // The rollups' deltas folded in as they come (a full batch: more are waiting, go again at once).
       loop('rollups', async () => (await compactRollups(deps.prisma, rollupBatch)) >= rollupBatch),
+      // Once after the upgrade that keeps delivery facts: the parcels read before it, a batch at a time
+      // (one statement each) until done; then nothing.
+      loop('delivery-facts', async () => {
+        if (factsDone) return false;
+        factsDone = (await backfillDeliveryFacts(deps.prisma, factsBatch)) === 0;
+        return !factsDone;
+      }),
     ]);
     deps.logger.info({ owner: deps.owner }, 'worker stopped');
   }
