@@ -54,6 +54,30 @@ describe('the rollup migration', () => {
   });
 });
 
+describe('after every migration', () => {
+  it('every rollup and attention trigger exists (a SQLite migration that redefines a table drops its triggers)', async () => {
+    const names =
+      db.provider === 'postgresql'
+        ? (
+            await prisma.$queryRawUnsafe<Array<{ name: string }>>(
+              `SELECT tgname AS "name" FROM pg_trigger WHERE NOT tgisinternal`,
+            )
+          ).map((r) => r.name)
+        : (
+            await prisma.$queryRawUnsafe<Array<{ name: string }>>(
+              `SELECT name FROM sqlite_master WHERE type = 'trigger'`,
+            )
+          ).map((r) => r.name);
+    const expected = [
+      ...`${rollupDeltasMigrationSql(db.provider)}\n${attentionMigrationSql(db.provider)}`.matchAll(
+        /CREATE TRIGGER "([^"]+)"/g,
+      ),
+    ].map((m) => m[1]!);
+    expect(expected.length).toBeGreaterThanOrEqual(6);
+    expect(names).toEqual(expect.arrayContaining(expected));
+  });
+});
+
 const statuses = [
   null,
   'pending',
