@@ -16,6 +16,12 @@ export interface AppSettings {
   encryptionKey: string;
   /** WORKER_CONCURRENCY; absent: the app's default. */
   workerConcurrency?: number;
+  /**
+   * The bench's fake store (tools/dev/fake-store-admin.ts, its baseUrl): the process is started with
+   * tools/dev/fake-store-preload.ts and FAKE_STORE_URL, so its store Admin API calls (the worker confirms
+   * first-seen fulfilments with the store) go there. Absent: the real platform (a web-only process needs none).
+   */
+  fakeStoreUrl?: string;
 }
 
 export interface AppProcess {
@@ -26,6 +32,9 @@ export interface AppProcess {
 }
 
 const startTimeoutMs = 60_000;
+
+/** Routes the process's store Admin API requests to FAKE_STORE_URL (development and tests only). */
+export const fakeStorePreload = './tools/dev/fake-store-preload.ts';
 
 /**
  * Starts the app and waits until it is ready: for `web`, until `GET /readyz` answers 200 (LOG_LEVEL=warn,
@@ -46,7 +55,14 @@ export async function startApp(name: string, role: AppRole, settings: AppSetting
     LOG_LEVEL: role === 'web' ? 'warn' : 'info',
   };
   if (settings.workerConcurrency !== undefined) env.WORKER_CONCURRENCY = String(settings.workerConcurrency);
-  const child = spawnTsx(name, 'src/app/main.ts', ['--role', role], env);
+  if (settings.fakeStoreUrl !== undefined) env.FAKE_STORE_URL = settings.fakeStoreUrl;
+  const child = spawnTsx(
+    name,
+    'src/app/main.ts',
+    ['--role', role],
+    env,
+    settings.fakeStoreUrl !== undefined ? [fakeStorePreload] : [],
+  );
   const url = role === 'worker' ? null : `http://127.0.0.1:${port}`;
   if (role === 'web') {
     await waitUntil(

@@ -12,6 +12,7 @@ import { connectShop } from '../src/shops/connect-shop.js';
 import { parseKeyring } from '../src/shops/crypto.js';
 import { createShopRepository } from '../src/shops/shop-repository.js';
 import { createTrackingClient } from '../src/tracking/client.js';
+import { installShop } from '../test/helpers/install.js';
 import type { BenchShop, BurstDelivery } from './burst.js';
 import type { Cleanup } from './cleanup.js';
 import { withTimeout } from './wait.js';
@@ -74,6 +75,22 @@ export async function connectShops(
       if (!result.ok)
         throw new Error(`could not connect ${shop.domain}: ${result.reason}: ${result.message}`);
     }
+  });
+}
+
+/**
+ * Records each shop's install as the OAuth / token exchange would (test/helpers/install.ts): an offline
+ * session in the Session table, its token sealed with ENCRYPTION_KEY. The worker needs it to confirm a
+ * first-seen fulfilment with the store (src/webhooks/admit-deliveries.ts); without one the delivery waits
+ * ("no offline session"). The shops must be connected (a Shop row) too: connectShops.
+ */
+export async function installShops(
+  databaseUrl: string,
+  options: { encryptionKey: string; shops: BenchShop[] },
+): Promise<void> {
+  await withDatabase(databaseUrl, async (db) => {
+    const app = { database: { prisma: db.prisma }, config: { encryptionKey: options.encryptionKey } };
+    for (const shop of options.shops) await installShop(app, shop.domain);
   });
 }
 

@@ -4,15 +4,19 @@
  * expected tracker. Progress is polled from the emulator's account balances (each new tracker costs one;
  * `/_emulator/trackers` renders every tracker's lifecycle and is too heavy to poll at 20 000 trackers). The
  * final checks come from the emulator itself: its call log (create calls per tracker) and its trackers.
+ * Every fulfilment of the burst is new to the app, so the worker confirms it with its store first (the
+ * bench's fake store, store.ts): the store calls it made while the clock ran are counted from the fake's log.
  */
 import { performance } from 'node:perf_hooks';
 import type { DatabaseProvider } from '../src/db/provider.js';
+import type { FakeAdminGraphql } from '../tools/dev/fake-store-admin.js';
 import { type AppProcess, type AppRole, startApp } from './app-process.js';
 import { type BenchShop, type Burst, trackerKey } from './burst.js';
 import type { Cleanup } from './cleanup.js';
 import { type CpuUsage, formatCpu, measureCpu } from './cpu.js';
-import { connectShops, insertBurst, scratchDatabase, withDatabase } from './database.js';
+import { connectShops, insertBurst, installShops, scratchDatabase, withDatabase } from './database.js';
 import type { EmulatorProcess } from './emulator.js';
+import { type StoreCalls, storeCallsSince, storeMark } from './store.js';
 import { sleep } from './wait.js';
 
 export interface DrainOptions {
@@ -24,6 +28,8 @@ export interface DrainOptions {
   burst: Burst;
   shops: BenchShop[];
   emulator: EmulatorProcess;
+  /** The fake store the app processes confirm fulfilments with (store.ts). */
+  store: FakeAdminGraphql;
   secret: string;
   encryptionKey: string;
   postgresAdminUrl: string;
@@ -66,6 +72,12 @@ export interface DrainResult {
   workerExitCodes: Array<number | null>;
   /** CPU the app processes and the emulator used while the clock ran. */
   cpu: CpuUsage;
+  /** The store calls (fulfilment confirmations) the drain made, from the fake store's request log. */
+  store: StoreCalls;
+  /** `fulfillmentNodes` calls per fulfilment of the burst. */
+  storeCallsPerFulfilment: number;
+  /** Fulfilment ids asked per fulfilment of the burst (1: each asked once). */
+  storeIdsPerFulfilment: number;
 }
 
 export interface PreparedDrain {
@@ -94,15 +106,20 @@ export async function prepareDrain(options: DrainOptions): Promise<PreparedDrain
       trackingApiBaseUrl: emulator.baseUrl,
       secret: options.secret,
       encryptionKey: options.encryptionKey,
+      fakeStoreUrl: options.store.baseUrl,
       ...(options.workerConcurrency !== undefined ? { workerConcurrency: options.workerConcurrency } : {}),
     };
-    // Shops connected (key checked with the service, stored sealed) while the workers boot; both before the burst.
+    // Shops connected (key checked with the service, stored sealed) and installed (an offline session, for
+    // the store calls) while the workers boot; both before the burst.
     await Promise.all([
-      connectShops(db.url, {
-        trackingApiBaseUrl: emulator.baseUrl,
-        encryptionKey: options.encryptionKey,
-        shops: options.shops,
-      }),
+      (async () => {
+        await connectShops(db.url, {
+          trackingApiBaseUrl: emulator.baseUrl,
+          encryptionKey: options.encryptionKey,
+          shops: options.shops,
+        });
+        await installShops(db.url, { encryptionKey: options.encryptionKey, shops: options.shops });
+      })(),
       ...Array.from({ length: options.processes }, async (_, i) => {
         apps.push(await startApp(`${name}-${options.role}-${i + 1}`, options.role, settings));
       }),
@@ -133,6 +150,9 @@ async function runPrepared(
   // Clears the trackers and calls of earlier drains and restores the balances; the accounts (keys) stay.
   await emulator.reset();
   const before = await emulator.balances();
+  // The drains run one at a time (the others' processes idle on an empty queue): the store's requests
+  // from here on are this drain's.
+  const storeFrom = storeMark(options.store);
   let cpu: { stop(): CpuUsage } | undefined;
   const { insertMs, t0, wall0 } = await withDatabase(databaseUrl, async (client) => {
     const start = performance.now();
@@ -202,6 +222,11 @@ async function runPrepared(
   const workerExitCodes = await Promise.all(apps.map(async (a) => (await a.child.exited).code));
 
   const check = await checkAtEmulator(options, wall0);
+  const store = storeCallsSince(options.store, storeFrom, new Set(options.shops.map((s) => s.domain)));
+  log(
+    `  [${name}] store: ${store.calls} fulfilment confirmation calls for ${burst.deliveries.length} ` +
+      `fulfilments (${store.idsAsked} ids asked, ${store.distinctAsked} distinct)`,
+  );
   const dbStats = await withDatabase(databaseUrl, async (client) => {
     const done = await client.prisma.webhookDelivery.aggregate({ _max: { processedAt: true } });
     const rows = await client.prisma.tracker.groupBy({ by: ['syncState'], _count: { _all: true } });
@@ -234,6 +259,9 @@ async function runPrepared(
     trackerRows: dbStats.trackerRows,
     workerExitCodes,
     cpu: cpuUsage,
+    store,
+    storeCallsPerFulfilment: store.calls / burst.deliveries.length,
+    storeIdsPerFulfilment: store.idsAsked / burst.deliveries.length,
   };
 }
 

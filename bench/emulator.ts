@@ -38,7 +38,7 @@ export async function startEmulatorProcess(options: {
   latencyMs: number;
   accounts: EmulatorAccount[];
 }): Promise<EmulatorProcess> {
-  const child = spawnTsx('emulator', 'src/emulator/main.ts', [], {
+  const child = spawnTsx('emulator', 'tools/emulator/main.ts', [], {
     EMULATOR_PORT: String(options.port),
     EMULATOR_LATENCY_MS: String(options.latencyMs),
     EMULATOR_ACCOUNTS: JSON.stringify(options.accounts.map((a) => ({ ...a, https: true }))),

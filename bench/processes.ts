@@ -129,9 +129,20 @@ function tail(output: string): string {
   return text === '' ? '(no output)' : `--- output ---\n${text}`;
 }
 
-/** `node --import tsx <script> ...args` from the repository root, with exactly `env` (plus PATH and HOME). */
-export function spawnTsx(name: string, script: string, args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+/**
+ * `node --import tsx [--import <preload>…] <script> ...args` from the repository root, with exactly `env`
+ * (plus PATH and HOME). `preloads`: modules loaded after tsx, before the script (e.g. the fake store's
+ * tools/dev/fake-store-preload.ts).
+ */
+export function spawnTsx(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  preloads: readonly string[] = [],
+): Child {
+  const imports = preloads.flatMap((p) => ['--import', p]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, script, ...args], {
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,8 +18,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AppConfig } from '../src/config.js';
 import { startRuntime } from '../src/app/runtime.js';
-import { startEmulator } from '../src/emulator/server.js';
+import { startEmulator } from '../tools/emulator/server.js';
 import { silentLogger } from '../src/logger.js';
+import { setServiceClock } from '../src/shipments/read-bounds.js';
 import { defaultPollPolicy, scalePollPolicy } from '../src/shipments/status.js';
 import { ensurePushToken, statusPushUrl } from '../src/status-pushes/token.js';
 import { startApp } from './app-process.js';
@@ -255,6 +256,10 @@ export async function measurePushesVsPolling(options: {
     accounts: Object.values(accounts).map((a) => ({ ...a, plan: 'Pro', balance: 100_000, https: true })),
   });
   const stopEmulator = options.cleanup.add('stop the in-process emulator', () => emulator.close());
+  // Its clock runs fast: the app in this process judges its events by it (src/shipments/read-bounds.ts), as
+  // npm run dev does; else every event more than a day ahead of the real clock is refused and no parcel
+  // is ever delivered.
+  setServiceClock(() => emulator.state.clock.nowMs());
   const db = await scratchDatabase('sqlite', options.cleanup);
   const config: AppConfig = {
     port: 0,
@@ -274,6 +279,7 @@ export async function measurePushesVsPolling(options: {
     trackingTimeoutMs: 10_000,
     metrics: { port: null, host: '127.0.0.1', token: null },
     adminUiScripts: 'cdn',
+    trustProxy: 1,
     trackingPage: { refreshAfterMs: 30 * 60_000 },
   };
   // The app's reads follow the emulator's clock, as under npm run dev.
@@ -335,6 +341,7 @@ export async function measurePushesVsPolling(options: {
     };
   } finally {
     await runtime.close();
+    setServiceClock(null);
     await stopEmulator();
     await db.drop();
   }

@@ -68,6 +68,10 @@ export function figures(intake: IntakeResult, drains: Drains, setting: DrainSett
     f('drain_pg2_seconds', drains.pg2.seconds, 2),
     f('creates_per_tracker', Math.max(...all.map((d) => d.createsPerTracker)), 3),
     f('max_creates_for_one_tracker', Math.max(...all.map((d) => d.maxCreatesForOneTracker))),
+    // Store calls the worker adds by confirming each new fulfilment with its store (`nodes(ids:)`, one per
+    // shop and pass): the most of any drain, per fulfilment of the burst; and the ids asked (1: each once).
+    f('store_calls_per_fulfilment', Math.max(...all.map((d) => d.storeCallsPerFulfilment)), 4),
+    f('store_ids_asked_per_fulfilment', Math.max(...all.map((d) => d.storeIdsPerFulfilment)), 3),
     f('two_workers_speedup', drains.pg2.trackersPerSec / drains.pg1.trackersPerSec, 2),
     f('machine_idle', setting.idle ? 1 : 0),
   ];
@@ -141,6 +145,11 @@ export function integrityProblems(intake: IntakeResult, drains: Drains): string[
       problems.push(`drain ${d.name}: a tracker got ${d.maxCreatesForOneTracker} create calls`);
     if (d.failedCreateCalls > 0)
       problems.push(`drain ${d.name}: ${d.failedCreateCalls} create calls not answered 200`);
+    // Every fulfilment of the burst is new to the app: none is applied before its store confirmed it.
+    if (d.complete && d.store.distinctAsked < d.fulfilments)
+      problems.push(
+        `drain ${d.name}: ${d.fulfilments} fulfilments applied but only ${d.store.distinctAsked} confirmed with the store`,
+      );
   }
   return problems;
 }
@@ -202,6 +211,7 @@ export function drainTable(drains: Drains): string[] {
     d.seconds.toFixed(2),
     n0(d.trackersPerSec),
     d.createsPerTracker.toFixed(3),
+    `${d.storeCallsPerFulfilment.toFixed(4)} (${n0(d.store.calls)})`,
     opt(d.firstCreateSec),
     opt(d.deliveriesDoneSec),
     (d.insertMs / 1000).toFixed(2),
@@ -214,6 +224,7 @@ export function drainTable(drains: Drains): string[] {
       'seconds',
       'trackers/s',
       'creates/tracker',
+      'store calls/fulfilment',
       '1st create s',
       'deliveries done s',
       'insert s',
@@ -305,7 +316,11 @@ export function parameterLines(
       `seed ${drain.seed}, carriers mapped from platform names), ${drain.shops} shops connected with the app's ` +
       `connectShop use case; deliveries inserted straight into WebhookDelivery in one transaction (signed intake ` +
       `is measured separately); clock from the commit until the emulator holds every tracker`,
-    `drain emulator: src/emulator/main.ts child, EMULATOR_LATENCY_MS=${drain.latencyMs}; ` +
+    `drain store: the fake Admin API (tools/dev/fake-store-admin.ts) in the bench process, holding every ` +
+      `fulfilment it is asked about; each shop installed with an offline session; the app processes reach ` +
+      `it through tools/dev/fake-store-preload.ts and FAKE_STORE_URL; store calls = its fulfillmentNodes ` +
+      `requests while the clock ran`,
+    `drain emulator: tools/emulator/main.ts child, EMULATOR_LATENCY_MS=${drain.latencyMs}; ` +
       `worker concurrency ${workerConcurrency}; workers LOG_LEVEL=info (only start/stop and failures log at info)`,
     params.prepareDrainsEarly
       ? 'quick mode: the drains’ app processes start with the intake servers and poll their empty queue during the intake'

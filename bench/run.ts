@@ -16,6 +16,7 @@ import { Cleanup } from './cleanup.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';
 import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
+import { startBenchStore } from './store.js';
 import { measureIntake, startIntakeServers } from './intake.js';
 import { startLoadGenerator } from './load-client.js';
 import { measurePushBurst, measurePushesVsPolling } from './pushes.js';
@@ -114,11 +115,14 @@ async function main(cleanup: Cleanup): Promise<number> {
   // Settled at once so a failure is reported by the awaits below, not as an unhandled rejection.
   intakeStarting.catch(() => {});
   const emulator = await emulatorStarting;
+  // The stores' Admin API, in this process: the drains' workers confirm each new fulfilment with it.
+  const store = await startBenchStore(cleanup);
 
   const drainCommon = {
     burst,
     shops,
     emulator,
+    store,
     secret,
     encryptionKey,
     postgresAdminUrl,

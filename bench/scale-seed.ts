@@ -20,7 +20,7 @@
  */
 import { createCarrierMatcher, normaliseCarrierName } from '../src/carriers/match.js';
 import { sqlTimestamp } from '../src/db/insert-rows.js';
-import { providerList } from '../src/emulator/carriers.js';
+import { providerList } from '../tools/emulator/carriers.js';
 import { parseKeyring, seal } from '../src/shops/crypto.js';
 import { newPushToken } from '../src/status-pushes/token.js';
 

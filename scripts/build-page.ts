@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/build-page.ts [publicDir] [--minify]`: bundles the merchant's page (src/ui/page-build.ts).
+ * `tsx scripts/build-page.ts [publicDir] [--minify] [--production]`: bundles the merchant's page (src/ui/page-build.ts).
  * `npm run build` runs it for dist/ui/public; without a folder it writes src/ui/public/assets.
  */
 import path from 'node:path';
@@ -11,5 +11,6 @@ const folder = args.find((a) => !a.startsWith('--'));
 await buildPage({
   ...(folder ? { publicDir: path.resolve(folder) } : {}),
   minify: args.includes('--minify'),
+  production: args.includes('--production'),
 });
 process.stdout.write(`page built into ${path.join(folder ?? 'src/ui/public', 'assets')}\n`);

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { LookupLimits } from './proxy/lookup-limits.js';
 
 /**
  * The one place that reads the environment. Every other module receives its settings as arguments.
@@ -116,6 +118,52 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): z.output<S> 
 
 export { boolFlag, logLevel };
 
+/** Address ranges Express names (proxy-addr): 127.0.0.1/8 and ::1; 169.254/16 and fe80::/10; private ranges. */
+const namedRanges = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: the proxies in front of the app, whose `X-Forwarded-For` entries are believed
+ * (src/app/client-address.ts). A hop count (0–10: 1 is one reverse proxy or load balancer), or a
+ * comma-separated list of their addresses, ranges (a.b.c.d/n) and loopback|linklocal|uniquelocal.
+ * `true` (believe every hop) is refused: the client could then name any address it likes.
+ */
+export const trustProxySetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): number | string[] => {
+    const text = (value ?? '1').trim();
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops <= 10) return hops;
+      ctx.addIssue({ code: 'custom', message: 'a hop count is at most 10' });
+      return z.NEVER;
+    }
+    if (/^(true|false|yes|no|all)$/i.test(text)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'give the number of proxies in front of the app (e.g. 1) or their addresses; trusting every hop would let a visitor name its own address',
+      });
+      return z.NEVER;
+    }
+    const entries = text.split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      if (namedRanges.includes(entry)) continue;
+      const [address = '', bits, extra] = entry.split('/');
+      const family = isIP(address);
+      const maxBits = family === 6 ? 128 : 32;
+      const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+      if (family === 0 || !bitsOk || extra !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry.slice(0, 60)}" is not a hop count, an address, a range (a.b.c.d/n) or ${namedRanges.join('|')}`,
+        });
+        return z.NEVER;
+      }
+    }
+    return entries;
+  });
+
 const appEnv = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -155,6 +203,14 @@ const appEnv = z
     ADMIN_UI_SCRIPTS: z.enum(['cdn', 'stand-in']).default('cdn'),
     /** The shoppers' tracking page reads an order again when its newest stored status is older than this. */
     TRACKING_PAGE_REFRESH_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+    /** The proxies in front of the app (see trustProxySetting). */
+    TRUST_PROXY: trustProxySetting,
+    /** A visitor's failed lookups at a shop before each further one holds it back (2 s, doubling, up to 1 h). */
+    TRACKING_PAGE_FAILED_LOOKUPS: z.coerce.number().int().min(1).max(100).default(5),
+    /** Failed lookups a minute at which a shop is under attack: then every visitor backs off after one. */
+    TRACKING_PAGE_SHOP_FAILED_LOOKUPS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+    /** Tracking service calls (order refreshes) a shop's tracking page may cause a minute. */
+    TRACKING_PAGE_REFRESHES_PER_MINUTE: z.coerce.number().int().min(0).max(10_000).default(30),
     /**
      * Retention (src/jobs/retention.ts). Processed webhook deliveries and applied status pushes are kept this
      * long: the duplicate window (the platform retries for 48 h, so at least 3 days).
@@ -201,8 +257,10 @@ export interface AppConfig {
     databaseEveryMs?: number;
   };
   adminUiScripts: AdminUiScripts;
-  /** The shoppers' tracking page (GET /proxy). */
-  trackingPage: { refreshAfterMs: number };
+  /** The proxies in front of the app: a hop count or their addresses (Express's `trust proxy`). */
+  trustProxy: number | string[];
+  /** The shoppers' tracking page (GET /proxy): when an order is read again, and its limits (default: defaultLookupLimits). */
+  trackingPage: { refreshAfterMs: number; limits?: Partial<LookupLimits> };
   /** How long finished rows are kept (src/jobs/retention.ts), and rows per retention statement; unset: defaults. */
   retention?: {
     deliveryMs: number;
@@ -241,7 +299,15 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       databaseEveryMs: e.METRICS_DATABASE_EVERY_MS,
     },
     adminUiScripts: e.ADMIN_UI_SCRIPTS,
-    trackingPage: { refreshAfterMs: e.TRACKING_PAGE_REFRESH_MINUTES * 60_000 },
+    trustProxy: e.TRUST_PROXY,
+    trackingPage: {
+      refreshAfterMs: e.TRACKING_PAGE_REFRESH_MINUTES * 60_000,
+      limits: {
+        failuresBeforeBackoff: e.TRACKING_PAGE_FAILED_LOOKUPS,
+        shopFailuresPerMinute: e.TRACKING_PAGE_SHOP_FAILED_LOOKUPS_PER_MINUTE,
+        serviceCallsPerMinute: e.TRACKING_PAGE_REFRESHES_PER_MINUTE,
+      },
+    },
     retention: {
       deliveryMs: e.RETENTION_DELIVERY_DAYS * day,
       failedDeliveryMs: e.RETENTION_FAILED_DELIVERY_DAYS * day,

@@ -5,6 +5,7 @@
 import { ConfigError, loadAppConfig, loadDotEnvFile } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startRuntime } from './runtime.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 function roleFromArgs(argv: string[]): string | undefined {
   const index = argv.indexOf('--role');
@@ -27,10 +28,7 @@ async function main(): Promise<void> {
     runtime.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
-          'error while shutting down',
-        );
+        logger.error({ err: safeReason(error) }, 'error while shutting down');
         process.exit(1);
       },
     );

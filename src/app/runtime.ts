@@ -13,6 +13,7 @@ import type { PollPolicy } from '../shipments/status.js';
 import { createShopify } from '../shopify/api.js';
 import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
+import { storeFulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { shopifyStoreLinks } from '../shopify/tracking-info.js';
 import { parseKeyring } from '../shops/crypto.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
@@ -93,6 +94,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             fetchOrdersPage: shopifyOrdersFetcher(shopify),
             storeEvents: shopifyStoreEvents(shopify),
             storeLinks: shopifyStoreLinks(shopifyStoreAdmin(shopify)),
+            confirmFulfillments: storeFulfillmentConfirmer(shopifyStoreAdmin(shopify)),
           },
           {
             concurrency: config.workerConcurrency,
@@ -121,6 +123,8 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       metricsToken: config.metrics.token,
       adminUiScripts: config.adminUiScripts,
       trackingPageRefreshMs: config.trackingPage.refreshAfterMs,
+      trustProxy: config.trustProxy,
+      ...(config.trackingPage.limits ? { trackingPageLimits: config.trackingPage.limits } : {}),
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
+import { describeError, newErrorId } from '../errors/error-log.js';
 import type { AdminUiScripts } from '../config.js';
 import type { Logger } from '../logger.js';
 import { authCallbackPath, authPath, type TracksyncShopify, webhookPath } from '../shopify/api.js';
@@ -9,10 +10,12 @@ import { afterAuth } from '../shopify/install.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { createPageApi } from '../ui/api/router.js';
+import { requireHostParam } from '../ui/auth/admin-host.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
 import { metricsWithToken } from '../observability/metrics-route.js';
-import { pageDocument, pagePaths } from '../ui/page-document.js';
+import { pageDocument, pagePaths, standInUrls } from '../ui/page-document.js';
+import { createLookupLimiter, type LookupLimits } from '../proxy/lookup-limits.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
 import { createCustomerOrders } from '../proxy/customer-orders.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
@@ -41,6 +44,10 @@ export interface AppDeps {
   adminUiScripts?: AdminUiScripts;
   /** The shoppers' tracking page reads an order again when its data is older (default 30 min). */
   trackingPageRefreshMs?: number;
+  /** The proxies in front of the app (TRUST_PROXY): a hop count or their addresses (default 1). */
+  trustProxy?: number | string[];
+  /** The shoppers' page's limits (default: defaultLookupLimits). */
+  trackingPageLimits?: Partial<LookupLimits>;
   /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop (src/proxy/dev-proxy.ts). */
   devAppProxyShop?: string;
 }
@@ -64,7 +71,8 @@ export function createApp(deps: AppDeps): express.Express {
   const { shopify } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Only the hops actually in front of the app are believed (src/app/client-address.ts).
+  app.set('trust proxy', deps.trustProxy ?? 1);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -107,9 +115,10 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   // Install by OAuth: begin → the store's consent screen → callback (stores the offline session) →
-  // the shop row → back into the admin. A `shop` that is not a store's domain is refused up front (400),
+  // the shop row → back into the admin. A `shop` that is not a store's domain, or a `host` that is not the
+  // admin's (missing on an embedded start, empty, malformed), is refused up front (400) with the reason,
   // before the library, which would answer 500.
-  app.get(authPath, requireShopParam, shopify.auth.begin());
+  app.get(authPath, requireShopParam, requireHostParam, shopify.auth.begin());
   app.get(
     authCallbackPath,
     requireShopParam,
@@ -117,7 +126,10 @@ export function createApp(deps: AppDeps): express.Express {
     afterAuth({ prisma: deps.prisma, logger: deps.logger }),
     shopify.redirectToShopifyOrAppRoot(),
   );
-  app.get(shopify.config.exitIframePath, exitIframe(shopify));
+  app.get(
+    shopify.config.exitIframePath,
+    exitIframe(shopify, deps.adminUiScripts === 'stand-in' ? { appBridgeUrl: standInUrls.appBridge } : {}),
+  );
 
   if (deps.devAppProxyShop)
     app.get(
@@ -126,6 +138,12 @@ export function createApp(deps: AppDeps): express.Express {
     );
 
   // The shoppers' tracking page, through the store's app proxy (signed by the platform, not a session).
+  const lookupLimiter = createLookupLimiter({
+    prisma: deps.prisma,
+    secret: shopify.api.config.apiSecretKey,
+    logger: deps.logger,
+    ...(deps.trackingPageLimits ? { limits: deps.trackingPageLimits } : {}),
+  });
   app.get(
     proxyPath,
     proxyRoute({
@@ -133,12 +151,14 @@ export function createApp(deps: AppDeps): express.Express {
       carriers: deps.carriers,
       logger: deps.logger,
       apiSecret: shopify.api.config.apiSecretKey,
+      limiter: lookupLimiter,
       refresher: createOrderRefresher({
         prisma: deps.prisma,
         shops: deps.shops,
         client: deps.client,
         logger: deps.logger,
         staleAfterMs: deps.trackingPageRefreshMs ?? 30 * 60_000,
+        allowCall: (shopId) => lookupLimiter.takeServiceCall(shopId),
       }),
       customerOrders: createCustomerOrders({ admin: shopifyStoreAdmin(shopify), logger: deps.logger }),
     }),
@@ -191,12 +211,21 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found' });
   });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  // One short line per failure (name, code, the message's first line: never a stack, a source path or
+  // an ORM's arguments) with an error id the 500 answer carries too, so a report leads to the line.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = httpErrorStatus(error);
-    if (status >= 500)
-      deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+    if (status < 500) {
+      if (!res.headersSent) res.status(status).json({ error: 'bad_request' });
+      return;
+    }
+    const errorId = newErrorId();
+    deps.logger.error(
+      { errorId, method: req.method, path: req.path.slice(0, 200), error: describeError(error) },
+      'request failed',
+    );
     if (res.headersSent) return;
-    res.status(status).json({ error: status >= 500 ? 'internal_error' : 'bad_request' });
+    res.status(500).json({ error: 'internal_error', errorId });
   });
   return app;
 }

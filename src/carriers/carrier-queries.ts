@@ -1,35 +1,32 @@
 import type { DatabaseClient } from '../db/client.js';
 
 /**
- * The carrier names a shop's fulfilments used, grouped in SQL: one row per carrier (the normalised name,
- * `carrierKey`), never a row per line, so a shop with a million lines costs the app a few dozen rows.
- *
- * One statement, two aggregates over the shop's lines:
- *  - distinct fulfilments per carrier, from the (shopId, carrierKey, fulfillmentId) index alone (PostgreSQL:
- *    an index-only scan in key order, stopped after the page's last carrier);
- *  - per spelling of each carrier: when it was last written and how many wanted lines still wait for a
- *    carrier (no tracker), so the newest spelling can be shown.
- * Paged by carrier key (a cursor, not an offset): a shop has tens of names, a page holds hundreds.
+ * The carrier names a shop's lines carry, with how many lines each and how many of them wait for a carrier
+ * mapping: read from the CarrierCount rollup and the deltas not yet folded into it (src/shipments/rollups.ts),
+ * one statement on the (shopId, carrierKey, …) keys, so its cost is the shop's number of carrier names, not
+ * its number of lines. One row per carrier (the normalised name, `carrierKey`), shown under the spelling
+ * with the most lines. Paged by carrier key (a cursor, not an offset): a shop has tens of names.
  */
 
 export interface SeenCarrierRow {
   /** normaliseCarrierName(name): what mappings are keyed by. */
   key: string;
-  /** The newest raw name the store sent for this carrier. */
+  /** The spelling the store sent most often for this carrier. */
   name: string;
-  /** Fulfilments whose lines carry this carrier. */
-  fulfillments: number;
+  /** The shop's lines (parcels) with this carrier. */
+  shipments: number;
   /** Wanted lines of this carrier still waiting for a carrier mapping (no tracker yet). */
   waiting: number;
 }
 
 export const seenCarriersPageMax = 500;
+/** Spellings read at most per page: a page of keys with a few spellings each. */
+const spellingsPerPage = 4 * seenCarriersPageMax;
 
 interface Row {
   key: string;
-  fulfillments: bigint | number;
-  name: string | null;
-  newestAt: Date | string | null;
+  name: string;
+  lines: bigint | number;
   waiting: bigint | number | null;
 }
 
@@ -42,48 +39,38 @@ export async function seenCarriers(
   const after = page.after ?? '';
   const limit = Math.min(Math.max(1, page.limit ?? seenCarriersPageMax), seenCarriersPageMax);
   const rows = await prisma.$queryRaw<Row[]>`
-    WITH "seen" AS (
-      SELECT "d"."carrierKey" AS "key", COUNT(*) AS "fulfillments"
-      FROM (
-        SELECT DISTINCT "carrierKey", "fulfillmentId" FROM "TrackingLine"
-        WHERE "shopId" = ${shopId} AND "carrierKey" > ${after}
-      ) AS "d"
-      GROUP BY "d"."carrierKey"
-      ORDER BY "d"."carrierKey"
-      LIMIT ${limit + 1}
-    ),
-    "spellings" AS (
-      SELECT "carrierKey" AS "key", "carrierName" AS "name", MAX("updatedAt") AS "newestAt",
-        SUM(CASE WHEN "active" AND "trackerId" IS NULL THEN 1 ELSE 0 END) AS "waiting"
-      FROM "TrackingLine"
-      WHERE "shopId" = ${shopId} AND "carrierKey" > ${after} AND "carrierName" IS NOT NULL
-      GROUP BY "carrierKey", "carrierName"
-    )
-    SELECT "seen"."key", "seen"."fulfillments", "spellings"."name", "spellings"."newestAt",
-      "spellings"."waiting"
-    FROM "seen" JOIN "spellings" ON "spellings"."key" = "seen"."key"
-    ORDER BY "seen"."key"`;
+    SELECT "c"."key", "c"."name", SUM("c"."lines") AS "lines", SUM("c"."waiting") AS "waiting"
+    FROM (
+      SELECT "carrierKey" AS "key", "carrierName" AS "name", "lines", "waiting" FROM "CarrierCount"
+      WHERE "shopId" = ${shopId} AND "carrierKey" > ${after}
+      UNION ALL
+      SELECT "carrierKey", "carrierName", "lines", "waiting" FROM "CarrierCountDelta"
+      WHERE "shopId" = ${shopId} AND "carrierKey" > ${after}
+    ) AS "c"
+    GROUP BY "c"."key", "c"."name"
+    HAVING SUM("c"."lines") > 0
+    ORDER BY "c"."key", "c"."name"
+    LIMIT ${spellingsPerPage + 1}`;
 
-  const keys = [...new Set(rows.map((r) => r.key))];
-  const shownKeys = new Set(keys.slice(0, limit));
-  const byKey = new Map<string, SeenCarrierRow & { at: number }>();
+  // A key whose spellings the row limit may have cut is left to the next page.
+  let keys = [...new Set(rows.map((r) => r.key))];
+  if (rows.length > spellingsPerPage && keys.length > 1) keys = keys.slice(0, -1);
+  const shown = keys.slice(0, limit);
+  const byKey = new Map<string, SeenCarrierRow & { most: number }>();
   for (const row of rows) {
-    if (row.name === null || !shownKeys.has(row.key)) continue;
-    const at = row.newestAt === null ? 0 : new Date(row.newestAt).getTime();
+    if (!shown.includes(row.key)) continue;
+    const lines = Number(row.lines);
+    const waiting = Number(row.waiting ?? 0);
     const known = byKey.get(row.key);
     if (!known) {
-      byKey.set(row.key, {
-        key: row.key,
-        name: row.name,
-        fulfillments: Number(row.fulfillments),
-        waiting: Number(row.waiting ?? 0),
-        at,
-      });
+      byKey.set(row.key, { key: row.key, name: row.name, shipments: lines, waiting, most: lines });
       continue;
     }
-    known.waiting += Number(row.waiting ?? 0);
-    if (at > known.at) Object.assign(known, { name: row.name, at });
+    known.shipments += lines;
+    known.waiting += waiting;
+    if (lines > known.most) Object.assign(known, { name: row.name, most: lines });
   }
-  const carriers = [...byKey.values()].map(({ at: _at, ...carrier }) => carrier);
-  return { carriers, next: keys.length > limit ? keys[limit - 1]! : null };
+  const carriers = [...byKey.values()].map(({ most: _most, ...carrier }) => carrier);
+  const more = keys.length > limit || (rows.length > spellingsPerPage && shown.length === keys.length);
+  return { carriers, next: more ? shown[shown.length - 1]! : null };
 }

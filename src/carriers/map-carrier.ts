@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../db/client.js';
+import { storableString } from '../db/storable-text.js';
 import { refreshCarriers } from '../jobs/refresh-carriers.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { TrackingClient } from '../tracking/client.js';
@@ -7,20 +8,19 @@ import type { ShippingProvider } from '../tracking/types.js';
 import { remapLines } from '../trackers/desired-state.js';
 import { type CarrierRepository, carrierOverrides } from './carrier-repository.js';
 import { normaliseCarrierName } from './match.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 export const mapCarrierInput = z.object({
-  shopDomain: z
-    .string()
+  shopDomain: storableString()
     .trim()
     .toLowerCase()
     .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a *.myshopify.com domain'),
-  carrierName: z
-    .string()
+  carrierName: storableString()
     .trim()
     .min(1, 'is empty')
     .max(255)
     .refine((name) => normaliseCarrierName(name) !== '', 'needs at least one letter or digit'),
-  slug: z.string().trim().toLowerCase().min(1, 'is empty').max(100),
+  slug: storableString().trim().toLowerCase().min(1, 'is empty').max(100),
 });
 export type MapCarrierInput = z.input<typeof mapCarrierInput>;
 
@@ -80,7 +80,7 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
       return {
         ok: false,
         reason: 'carriers_unavailable',
-        message: `The carrier list is empty and could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+        message: `The carrier list is empty and could not be fetched: ${safeReason(error)}`,
       };
     }
     providers = await deps.carriers.providers();

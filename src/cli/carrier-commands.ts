@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { storableString } from '../db/storable-text.js';
 import { mapCarrier, mapCarrierInput } from '../carriers/map-carrier.js';
 import { normaliseCarrierName } from '../carriers/match.js';
 import { refreshCarriers } from '../jobs/refresh-carriers.js';
@@ -59,7 +60,7 @@ export const carriersList = defineCommand({
     );
     return validateFlags(
       z.object({
-        search: z.string().trim().min(1, 'is empty').optional(),
+        search: storableString().trim().min(1, 'is empty').optional(),
         json: z.boolean().default(false),
       }),
       values,

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { storableString } from '../db/storable-text.js';
 import { listFailed, retryFailed } from '../jobs/retry-failed.js';
 import { defineCommand, exitCodes, jsonFlag, shopDomainFlag, usageErrors, validateFlags } from './command.js';
 import { formatJson, formatTable } from './output.js';
@@ -97,7 +98,7 @@ export const jobsRetry = defineCommand({
         allowPositionals: false,
       }),
     );
-    const id = z.string().trim().min(1, 'is empty').max(100);
+    const id = storableString().trim().min(1, 'is empty').max(100);
     return validateFlags(
       z.object({
         shop: shopDomainFlag.optional(),

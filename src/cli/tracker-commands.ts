@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { storableString } from '../db/storable-text.js';
 import {
   CliError,
   defineCommand,
@@ -40,7 +41,7 @@ export const trackersList = defineCommand({
     return validateFlags(
       z.object({
         shop: shopDomainFlag,
-        order: z.string().trim().min(1, 'is empty').optional(),
+        order: storableString().trim().min(1, 'is empty').optional(),
         state: z.enum(['pending', 'synced', 'failed', 'dead']).optional(),
         limit: limitFlag.default(200),
         json: z.boolean().default(false),

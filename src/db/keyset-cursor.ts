@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from './storable-text.js';
 
 /**
  * The position after a page's last row in a list ordered by (a time, id), newest first: the next page
@@ -19,7 +20,7 @@ export function encodeCursor(cursor: KeysetCursor): string {
 
 const decoded = z.object({
   at: z.iso.datetime().nullable(),
-  id: z.string().min(1).max(100),
+  id: storableString().min(1).max(100),
 });
 
 /** Text from a page back to a cursor; null when it is not one this app made. */
@@ -34,8 +35,7 @@ export function decodeCursor(text: string): KeysetCursor | null {
 }
 
 /** A query parameter holding a cursor: refused (400) unless it decodes. */
-export const keysetCursorParam = z
-  .string()
+export const keysetCursorParam = storableString()
   .max(300)
   .transform((text, context) => {
     const cursor = decodeCursor(text);

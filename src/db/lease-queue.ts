@@ -4,6 +4,7 @@ import type { DatabaseClient, Tx } from './client.js';
 import { sqlTimestamp } from './insert-rows.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 /**
  * One lease queue for every kind of background work. A queue is a table whose due rows a worker leases
@@ -606,7 +607,7 @@ export function createLeaseHolder(
     timer = setInterval(() => {
       void holder.renew().catch((error: unknown) => {
         options.logger?.warn(
-          { queue: queue.name, err: error instanceof Error ? error.message : String(error) },
+          { queue: queue.name, err: safeReason(error) },
           'lease renewal failed; will try again',
         );
       });

@@ -19,6 +19,11 @@ export function safeReason(error: unknown, maxLength = 300): string {
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
 
+/** `text` with every source or compiled file path (and its line and column) written `<source>`. */
+export function withoutSourcePaths(text: string): string {
+  return text.replace(sourcePath, '<source>');
+}
+
 /** An absolute or relative path to a source or compiled file, with or without line and column. */
 const sourcePath = /(?:file:\/\/)?(?:[A-Za-z]:)?[\w.@~-]*(?:[/\\][\w.@~-]+)+\.(?:[cm]?[jt]sx?)(?::\d+){0,2}/g;
 

@@ -23,6 +23,8 @@ export const backoffPolicies = {
   delivery: { baseDelayMs: 1_000, maxDelayMs: 10 * minute, maxAttempts: 10 },
   /** Writing a fulfilment event to the store. */
   storeEvent: { baseDelayMs: 60_000, maxDelayMs: 6 * hour, maxAttempts: 12, jitter: 'none' },
+  /** Applying a recorded status push after a failure of ours (the database): a few tries, then failed. */
+  statusPush: { baseDelayMs: 60_000, maxDelayMs: 6 * hour, maxAttempts: 5, jitter: 'none' },
   /** Reading a shipment's status again after a failed read. */
   statusPoll: { baseDelayMs: 15 * minute, maxDelayMs: 24 * hour, maxAttempts: Infinity, jitter: 'none' },
   /** A backfill page that failed on our side (the database): read again after this. */

@@ -3,6 +3,7 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { remapLines } from '../trackers/desired-state.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 export interface RefreshDeps {
   prisma: DatabaseClient;
@@ -48,10 +49,7 @@ export async function refreshCarriersIfDue(deps: RefreshDeps): Promise<void> {
   try {
     await refreshCarriers(deps);
   } catch (error) {
-    deps.logger.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'carrier refresh failed; will try again',
-    );
+    deps.logger.warn({ err: safeReason(error) }, 'carrier refresh failed; will try again');
     await deps.carriers.scheduleRefreshRetry();
   }
 }

@@ -23,9 +23,9 @@ import { yieldToEventLoop } from './yield-to-event-loop.js';
  *   (shop, topic, event id) key is what refuses a duplicate; failed ones RETENTION_FAILED_DELIVERY_DAYS (for
  *   an operator to retry); pending ones always. Status pushes alike (their dedupe key is the push's content).
  * - store fulfilment events written or skipped: RETENTION_STORE_EVENT_DAYS after they were queued. Every read
- *   of a tracker (poll, push, the merchant's or a shopper's look) queues its whole history's changes again
- *   and relies on the rows' unique key to skip those queued before, so deleting a written row would have
- *   the next read queue it, and the store get it, twice. Hence the tracker keeps the newest event time whose
+ *   of a tracker (poll, push, the merchant's or a shopper's look) queues its history's changes again (the
+ *   newest few: src/shipments/read-bounds.ts) and relies on the rows' unique key to skip those queued
+ *   before, so deleting a written row would have the next read queue it, and the store get it, twice. Hence the tracker keeps the newest event time whose
  *   rows were deleted (`storeEventsThrough`), raised in the same transaction as the delete, and the insert
  *   of store events writes no change at or before it (`storeEventNotRetired`, checked by the statement
  *   itself under a share lock of the tracker on PostgreSQL, so a read that loaded the tracker before the
@@ -38,6 +38,8 @@ import { yieldToEventLoop } from './yield-to-event-loop.js';
  *   oldest first: one quiet for the retention with no line left goes, with its tracking-link row, which
  *   stays as long as the fulfilment does: it alone says the store holds the app's link (for turning the
  *   setting off; the carrier's own link is the line's trackingUrl).
+ * - the shoppers' page's counters (visitors' failed lookups, shops' counts a minute): once they expire, a day
+ *   after they last counted anything.
  */
 
 const day = 24 * 3_600_000;
@@ -168,6 +170,12 @@ export const retentionRules: readonly RetentionRule[] = [
     name: 'failedStatusPushes',
     table: 'StatusPush',
     pick: `SELECT q."id" FROM "StatusPush" AS q WHERE q."state" = 'failed' AND q."nextAttemptAt" < :failed`,
+  },
+  {
+    // The shoppers' page's counters once they say nothing (src/proxy/lookup-limits.ts).
+    name: 'lookupLimits',
+    table: 'LookupLimit',
+    pick: `SELECT q."id" FROM "LookupLimit" AS q WHERE q."expiresAt" < :now`,
   },
   {
     // A batch: the trackers of up to batchSize done rows (locked first on PostgreSQL, as a read's insert

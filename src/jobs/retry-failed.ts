@@ -1,6 +1,7 @@
 import type { DatabaseClient } from '../db/client.js';
 import { type KeysetCursor, type KeysetPage, keysetPage } from '../db/keyset-cursor.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { countOf, queryRows, SqlParams } from '../db/sql.js';
 
 /**
  * The work that gave up: trackers the reconciler marked failed (a permanent refusal) or dead (out of
@@ -119,11 +120,24 @@ export async function countFailed(
   prisma: DatabaseClient,
   filter: FailedFilter,
 ): Promise<{ trackers: number; deliveries: number }> {
-  const [trackers, deliveries] = await Promise.all([
-    prisma.tracker.count({ where: trackerScope(filter) }),
-    prisma.webhookDelivery.count({ where: deliveryScope(filter) }),
-  ]);
-  return { trackers, deliveries };
+  // One statement for both counts (the same scopes as trackerScope and deliveryScope).
+  deliveryScope(filter);
+  const p = SqlParams.for(prisma);
+  const trackers = [`t."syncState" IN ${p.texts([...failedTrackerStates])}`];
+  if (filter.shopId) trackers.push(`t."shopId" = ${p.text(filter.shopId)}`);
+  else if (filter.shopDomain)
+    trackers.push(
+      `t."shopId" IN (SELECT s."id" FROM "Shop" AS s WHERE s."domain" = ${p.text(filter.shopDomain)})`,
+    );
+  const deliveries = [`d."state" = 'failed'`];
+  if (filter.shopDomain) deliveries.push(`d."shopDomain" = ${p.text(filter.shopDomain)}`);
+  const [row] = await queryRows<{ trackers: unknown; deliveries: unknown }>(
+    prisma,
+    `SELECT (SELECT COUNT(*) FROM "Tracker" AS t WHERE ${trackers.join(' AND ')}) AS "trackers",
+      (SELECT COUNT(*) FROM "WebhookDelivery" AS d WHERE ${deliveries.join(' AND ')}) AS "deliveries"`,
+    p,
+  );
+  return { trackers: countOf(row?.trackers), deliveries: countOf(row?.deliveries) };
 }
 
 /**

@@ -29,10 +29,12 @@ import { type PostStats, postStoreEvents, type StoreEventsApi } from '../shipmen
 import { type LinkStats, sendTrackingLinks, type StoreLinksApi } from '../shipments/tracking-links.js';
 import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
+import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from './refresh-carriers.js';
 import { createRetention, type RetentionSettings } from './retention.js';
 import { yieldToEventLoop } from './yield-to-event-loop.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 export interface WorkerDeps {
   prisma: DatabaseClient;
@@ -41,6 +43,8 @@ export interface WorkerDeps {
   carriers: CarrierRepository;
   logger: Logger;
   owner: string;
+  /** Asks a store which fulfilments it holds, before a first-seen fulfilment is applied. */
+  confirmFulfillments: FulfillmentConfirmer;
   /** Reads a store's orders for backfills; without it, backfill jobs wait for a worker that has it. */
   fetchOrdersPage?: FetchOrdersPage;
   /** Writes fulfilment events to the stores; without it, queued events wait for a worker that has it. */
@@ -143,6 +147,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     carriers: deps.carriers,
     logger: deps.logger,
     owner: deps.owner,
+    confirmFulfillments: deps.confirmFulfillments,
   };
 
   /** Store events to desired state: deliveries, then one page per running backfill (never starving them). */
@@ -273,10 +278,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       try {
         busy = await step();
       } catch (error) {
-        deps.logger.error(
-          { loop: name, err: error instanceof Error ? error.message : String(error) },
-          'worker pass failed',
-        );
+        deps.logger.error({ loop: name, err: safeReason(error) }, 'worker pass failed');
       }
       if (!busy && !stopping) await sleep();
       else await yieldToEventLoop();

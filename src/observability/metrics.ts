@@ -61,6 +61,27 @@ export const statusPushes = new Counter({
   registers: [metricsRegistry],
 });
 
+export const fulfillmentConfirmations = new Counter({
+  name: 'tracksync_fulfillment_confirmations_total',
+  help: 'Fulfilments first seen in a webhook, asked of their store before anything is applied, by outcome (known, unknown: refused, not_asked: the store could not be asked, tried again later).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const trackingPageLookups = new Counter({
+  name: 'tracksync_tracking_page_lookups_total',
+  help: "Lookups on the shoppers' tracking page, by outcome (found, not_found, held_back: a visitor backing off after failures).",
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const trackingPageRefreshes = new Counter({
+  name: 'tracksync_tracking_page_refreshes_total',
+  help: "Orders the shoppers' tracking page found stale, by outcome (read: one service call; over_limit: the shop's minute was spent, stored data shown).",
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 /** What the scrape reads from the database; set by the route with the process's database. */
 export interface DatabaseGauges {
   queues(): Promise<{ queue: string; due: number; oldestDueAgeS: number }[]>;

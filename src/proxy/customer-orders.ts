@@ -31,8 +31,11 @@ export interface RecentOrder {
 }
 
 export interface CustomerOrders {
-  /** The customer's recent orders, newest first; null when the store could not say in time. */
-  recent(shopDomain: string, customerId: string): Promise<RecentOrder[] | null>;
+  /**
+   * The customer's recent orders, newest first; null when the store could not say in time. An answer kept
+   * from before `notBefore` (the shop's last customers/redact) is not used: the store is asked again.
+   */
+  recent(shopDomain: string, customerId: string, notBefore?: Date | null): Promise<RecentOrder[] | null>;
 }
 
 export interface CustomerOrdersDeps {
@@ -49,7 +52,7 @@ const maxCached = 5_000;
 
 export function createCustomerOrders(deps: CustomerOrdersDeps): CustomerOrders {
   const now = deps.now ?? Date.now;
-  const cache = new Map<string, { until: number; orders: Promise<RecentOrder[] | null> }>();
+  const cache = new Map<string, { at: number; until: number; orders: Promise<RecentOrder[] | null> }>();
 
   async function ask(shopDomain: string, customerId: string): Promise<RecentOrder[] | null> {
     const result = await deps.admin.request(shopDomain, CUSTOMER_ORDERS_QUERY, {
@@ -68,13 +71,13 @@ export function createCustomerOrders(deps: CustomerOrdersDeps): CustomerOrders {
   }
 
   return {
-    async recent(shopDomain, customerId) {
+    async recent(shopDomain, customerId, notBefore) {
       if (!customerIdPattern.test(customerId)) return null;
       const key = `${shopDomain}:${customerId}`;
       let entry = cache.get(key);
-      if (!entry || entry.until <= now()) {
+      if (!entry || entry.until <= now() || (notBefore && entry.at <= notBefore.getTime())) {
         const orders = ask(shopDomain, customerId).catch(() => null);
-        entry = { until: now() + (deps.cacheMs ?? 60_000), orders };
+        entry = { at: now(), until: now() + (deps.cacheMs ?? 60_000), orders };
         cache.delete(key);
         cache.set(key, entry);
         // A failed answer is not kept: the next request asks again.

@@ -19,6 +19,8 @@ export interface ProxyMessages {
   trackingLabel: string;
   submit: string;
   notFound: string;
+  /** After a field's label: the value holds a character no lookup can take (a NUL). */
+  unusable: string;
   status: string;
   estimatedDelivery: string;
   carrier: string;
@@ -41,6 +43,7 @@ const en: ProxyMessages = {
   trackingLabel: 'Tracking number',
   submit: 'Track',
   notFound: 'We could not find a shipment with these details. Check them and try again.',
+  unusable: 'contains a character that cannot be looked up. Check it and try again.',
   status: 'Status',
   estimatedDelivery: 'Estimated delivery',
   carrier: 'Carrier',
@@ -75,6 +78,8 @@ const de: ProxyMessages = {
   submit: 'Verfolgen',
   notFound:
     'Wir konnten keine Sendung mit diesen Angaben finden. Bitte prüfen Sie sie und versuchen Sie es erneut.',
+  unusable:
+    'enthält ein Zeichen, mit dem nicht gesucht werden kann. Bitte prüfen Sie die Angabe und versuchen Sie es erneut.',
   status: 'Status',
   estimatedDelivery: 'Voraussichtliche Zustellung',
   carrier: 'Versanddienst',
@@ -108,6 +113,7 @@ const fr: ProxyMessages = {
   trackingLabel: 'Numéro de suivi',
   submit: 'Suivre',
   notFound: 'Nous n’avons trouvé aucun envoi correspondant. Vérifiez les informations et réessayez.',
+  unusable: 'contient un caractère qui ne peut pas être recherché. Vérifiez la saisie et réessayez.',
   status: 'Statut',
   estimatedDelivery: 'Livraison estimée',
   carrier: 'Transporteur',
@@ -141,6 +147,7 @@ const es: ProxyMessages = {
   trackingLabel: 'Número de seguimiento',
   submit: 'Seguir',
   notFound: 'No encontramos ningún envío con estos datos. Revísalos e inténtalo de nuevo.',
+  unusable: 'contiene un carácter que no se puede buscar. Revísalo e inténtalo de nuevo.',
   status: 'Estado',
   estimatedDelivery: 'Entrega estimada',
   carrier: 'Transportista',
@@ -174,6 +181,7 @@ const nl: ProxyMessages = {
   trackingLabel: 'Trackingnummer',
   submit: 'Volgen',
   notFound: 'We hebben geen zending met deze gegevens gevonden. Controleer ze en probeer het opnieuw.',
+  unusable: 'bevat een teken waarop niet gezocht kan worden. Controleer het en probeer het opnieuw.',
   status: 'Status',
   estimatedDelivery: 'Verwachte bezorging',
   carrier: 'Vervoerder',
@@ -195,11 +203,17 @@ const nl: ProxyMessages = {
   },
 };
 
-export const proxyLocales: Record<string, ProxyMessages> = { en, de, fr, es, nl };
+/** By language; a Map, so a name such as `constructor` or `__proto__` finds nothing (no prototype). */
+const translations: ReadonlyMap<string, ProxyMessages> = new Map(Object.entries({ en, de, fr, es, nl }));
+
+/** The page's texts in a language proxyLocale chose; English for any other. */
+export function proxyMessages(locale: string): ProxyMessages {
+  return translations.get(locale) ?? en;
+}
 
 /**
  * The page's language: the `locale` parameter, else the first language of Accept-Language that has a
- * translation (`de-AT` → `de`), else English.
+ * translation (`de-AT` → `de`), else English. Only the translations' own names count.
  */
 export function proxyLocale(localeParam: string | null, acceptLanguage: string | null): string {
   const candidates = [
@@ -208,7 +222,7 @@ export function proxyLocale(localeParam: string | null, acceptLanguage: string |
   ];
   for (const candidate of candidates) {
     const language = candidate.toLowerCase().split(/[-_]/)[0] ?? '';
-    if (language in proxyLocales) return language;
+    if (translations.has(language)) return language;
   }
   return 'en';
 }

@@ -1,12 +1,14 @@
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
+import { trackingPageRefreshes } from '../observability/metrics.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
 import { trackersOfOrder } from '../shipments/queries/shopper-lookups.js';
 import { readOrderShipments } from '../shipments/read-order.js';
 import { isFinalStatus } from '../shipments/status.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 /**
  * Fresh data for the shoppers' page, cheaply. When the newest stored status of an order's parcels is
@@ -18,7 +20,8 @@ import type { TrackingClient } from '../tracking/client.js';
  *
  * An order whose parcels are all in a final status (delivered, returned, expired, …) is never read
  * again: nothing is left to learn, and the poller stopped reading it too. Staleness is judged on the
- * parcels still under way.
+ * parcels still under way. Each call takes one from the shop's budget of service calls a minute
+ * (`allowCall`); when it is spent the page shows what is stored.
  */
 
 export interface OrderRefresher {
@@ -35,6 +38,8 @@ export interface OrderRefresherDeps {
   client: TrackingClient;
   logger: Logger;
   staleAfterMs: number;
+  /** Asked before each service call (the shop's per-minute budget, src/proxy/lookup-limits.ts); none: no limit. */
+  allowCall?: (shopId: string) => Promise<boolean>;
   waitMs?: number;
   retryAfterMs?: number;
   now?: () => number;
@@ -58,6 +63,11 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
       return false;
     }
     if (!credentials) return false;
+    if (deps.allowCall && !(await deps.allowCall(shop.id))) {
+      trackingPageRefreshes.inc({ outcome: 'over_limit' });
+      return false;
+    }
+    trackingPageRefreshes.inc({ outcome: 'read' });
     const result = await readOrderShipments(deps.client, credentials, orderKey, trackers, {
       fullReadOnNews: false,
     });
@@ -91,7 +101,7 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
         running = read(shop, orderKey)
           .catch((error: unknown) => {
             deps.logger.warn(
-              { shop: shop.domain, err: error instanceof Error ? error.message : String(error) },
+              { shop: shop.domain, err: safeReason(error) },
               'tracking page: order refresh failed',
             );
             return false;

@@ -56,7 +56,19 @@ export interface ProxyPage {
     /** A logged-in customer's recent orders, newest first. */
     | { kind: 'customer'; orders: Array<{ orderName: string; parcels: ShopperParcel[] }> }
     | { kind: 'not_found' }
+    /** A parameter (by name) held a character no lookup can take: the form again, with why (400). */
+    | { kind: 'refused'; field: string }
     | { kind: 'none' };
+}
+
+/** The form's label of a parameter the shopper types; any other parameter by its name. */
+function fieldLabel(field: string, m: ProxyMessages): string {
+  const labels: Record<string, string> = {
+    tracking: m.trackingLabel,
+    order: m.orderLabel,
+    email: m.emailLabel,
+  };
+  return Object.hasOwn(labels, field) ? labels[field]! : field;
 }
 
 function form(page: ProxyPage): string {
@@ -135,7 +147,9 @@ export function renderProxyPage(page: ProxyPage): string {
         ? orderSection(result, page, 2)
         : result.kind === 'not_found'
           ? `<p class="tracksync-not-found" role="status">${text(m.notFound)}</p>`
-          : '';
+          : result.kind === 'refused'
+            ? `<p class="tracksync-refused" role="alert">${text(fieldLabel(result.field, m))}: ${text(m.unusable)}</p>`
+            : '';
   // A logged-in customer's orders come first; the forms stay below for any other parcel.
   const recent =
     result.kind === 'customer'

@@ -1,6 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import { clientAddress } from '../app/client-address.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
+import { isStorableText, truncateText } from '../db/storable-text.js';
 import type { Logger } from '../logger.js';
 import { countTrackingPageLookup, shopByDomain } from '../shipments/queries/shopper-lookups.js';
 import type { CustomerOrders } from './customer-orders.js';
@@ -10,9 +12,10 @@ import {
   findParcelByNumber,
   lookupNumberMaxLength,
 } from './lookup.js';
-import { proxyLocale, proxyLocales } from './messages.js';
+import { proxyLocale, proxyMessages } from './messages.js';
 import { type ProxyPage, renderProxyPage } from './render.js';
-import { createLookupLimiter, defaultLookupLimits, type LookupLimits } from './rate-limit.js';
+import type { LookupLimiter, Visitor } from './lookup-limits.js';
+import { trackingPageLookups } from '../observability/metrics.js';
 import type { OrderRefresher } from './refresh.js';
 import { storeProxyPath } from './paths.js';
 import { verifyProxyRequest } from './signature.js';
@@ -27,8 +30,8 @@ export interface ProxyDeps {
   refresher?: OrderRefresher;
   /** A logged-in customer's recent orders, asked of the store; none: such customers see the form only. */
   customerOrders?: CustomerOrders;
-  /** Lookups per client address and per shop (default: defaultLookupLimits). */
-  limits?: LookupLimits;
+  /** Failed lookups per visitor and per shop, shared by every process (src/proxy/lookup-limits.ts). */
+  limiter: LookupLimiter;
   /** The app's secret, which the platform signs proxy requests with. */
   apiSecret: string;
   now?: () => number;
@@ -37,10 +40,10 @@ export interface ProxyDeps {
 /**
  * GET /proxy: the shopper's tracking page, reached through the store's app proxy. Every request is
  * verified (signature, time) before anything is read; a shop the app does not know, or one that
- * uninstalled it, gets 404. Nothing is written.
+ * uninstalled it, gets 404. A lookup is counted for the merchant; one that finds nothing is counted
+ * against the visitor (src/proxy/lookup-limits.ts), whose own failures may hold it back (429).
  */
 export function proxyRoute(deps: ProxyDeps): RequestHandler {
-  const limiter = createLookupLimiter(deps.limits ?? defaultLookupLimits, deps.now);
   return async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -61,30 +64,42 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
     }
     const first = (name: string) => verified.params.get(name)?.[0] ?? null;
     const locale = proxyLocale(first('locale'), req.get('accept-language') ?? null);
-    const tracking = (first('tracking') ?? '').trim().slice(0, lookupNumberMaxLength);
+    const tracking = truncateText((first('tracking') ?? '').trim(), lookupNumberMaxLength);
     const prefix = first('path_prefix');
     const page: ProxyPage = {
       action: prefix && prefix.startsWith('/') ? prefix : storeProxyPath,
       locale,
-      messages: proxyLocales[locale]!,
+      messages: proxyMessages(locale),
       tracking,
-      order: (first('order') ?? '').trim().slice(0, 50),
+      order: truncateText((first('order') ?? '').trim(), 50),
       html: first('format') === 'html',
       localeParam: first('locale') ? locale : null,
       result: { kind: 'none' },
     };
+    // A value the database cannot take (a NUL) is refused as a page naming the field: nothing is counted
+    // or looked up, and the value is not written back into the form.
+    const refused = unstorableParameter(verified.params);
+    if (refused !== null) {
+      const action = isStorableText(page.action) ? page.action : storeProxyPath;
+      const result = { kind: 'refused', field: refused } as const;
+      sendPage(res, { ...page, action, tracking: '', order: '', result }, 400);
+      return;
+    }
     // Counted for the merchant's Overview (a lookup answered, found or not; a customer's orders shown).
     const countLookup = () => countTrackingPageLookup(deps.prisma, shop.id);
     const email = first('email');
     const looksUp = page.order !== '' || email !== null || tracking !== '';
+    let visitor: Visitor | null = null;
     if (looksUp) {
-      // The client's address as the platform forwards it (trust proxy is on: req.ip reads X-Forwarded-For).
-      const decision = limiter.take(verified.shop, req.ip ?? 'unknown');
-      if (!decision.ok) {
-        res.setHeader('Retry-After', String(decision.retryAfterS));
+      // The shopper's address as the platform's proxy appended it, behind the hops TRUST_PROXY names.
+      const gate = await deps.limiter.check(shop.id, clientAddress(req, { viaPlatformProxy: true }));
+      if (!gate.ok) {
+        trackingPageLookups.inc({ outcome: 'held_back' });
+        res.setHeader('Retry-After', String(gate.retryAfterS));
         res.status(429).type('text/plain').send('Too many lookups. Please try again in a moment.');
         return;
       }
+      visitor = gate.visitor;
       await countLookup();
     }
     // Stored data first; a stale order with a parcel under way is read again (one call, shared,
@@ -97,7 +112,12 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
     };
     if (!looksUp && verified.loggedInCustomerId && deps.customerOrders) {
       // Signed by the platform, so the id is the shopper's own; their orders are named by the store.
-      const recent = await deps.customerOrders.recent(shop.domain, verified.loggedInCustomerId);
+      // Not from before the shop's last customers/redact (another process may have kept an answer).
+      const recent = await deps.customerOrders.recent(
+        shop.domain,
+        verified.loggedInCustomerId,
+        shop.customersRedactedAt,
+      );
       if (recent && recent.length > 0) {
         const found = await fresh(async () => findCustomerOrderParcels(deps, shop.id, recent));
         page.result = { kind: 'customer', orders: found!.orders };
@@ -112,15 +132,44 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       const found = await fresh(() => findParcelByNumber(deps, shop.id, tracking));
       page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'not_found' };
     }
-    // The whole document loads nothing and runs nothing: its own styles, a form back to the store.
-    if (page.html)
-      res.setHeader(
-        'Content-Security-Policy',
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-      );
-    res
-      .status(200)
-      .type(page.html ? 'text/html; charset=utf-8' : 'application/liquid; charset=utf-8')
-      .send(renderProxyPage(page));
+    if (visitor) {
+      const found = page.result.kind !== 'not_found';
+      trackingPageLookups.inc({ outcome: found ? 'found' : 'not_found' });
+      if (!found) await deps.limiter.failed(visitor);
+    }
+    sendPage(res, page, 200);
   };
+}
+
+function sendPage(res: Response, page: ProxyPage, status: number): void {
+  // The whole document loads nothing and runs nothing: its own styles, a form back to the store.
+  if (page.html)
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
+  res
+    .status(status)
+    .type(page.html ? 'text/html; charset=utf-8' : 'application/liquid; charset=utf-8')
+    .send(renderProxyPage(page));
+}
+
+/** Parameters the page reads, named when refused; any other is only "parameter" (no text of the URL's). */
+const namedParameters = new Set([
+  'tracking',
+  'order',
+  'email',
+  'locale',
+  'format',
+  'path_prefix',
+  'logged_in_customer_id',
+]);
+
+/** The first parameter with a name or value the database cannot take (see storableString), else null. */
+function unstorableParameter(params: Map<string, string[]>): string | null {
+  for (const [name, values] of params) {
+    if (isStorableText(name) && values.every(isStorableText)) continue;
+    return namedParameters.has(name) ? name : 'parameter';
+  }
+  return null;
 }

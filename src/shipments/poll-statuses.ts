@@ -13,6 +13,7 @@ import type { Shipment } from '../tracking/types.js';
 import { deliveryFactsOf } from './delivery-facts.js';
 import { storeEventNotRetired } from '../jobs/retention.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
+import { readNotOlderWhere, readSupersedes, storeEventChanges, withoutFutureEvents } from './read-bounds.js';
 import {
   defaultPollPolicy,
   nextReadAt,
@@ -20,7 +21,6 @@ import {
   parseServiceTime,
   type PollPolicy,
   type StatusChange,
-  statusChanges,
   statusFromShipment,
   storedEventsOf,
 } from './status.js';
@@ -322,7 +322,7 @@ async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
 export type ReadTarget = Pick<
   Tracker,
-  'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt'
+  'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt' | 'status'
 > & {
   lines: Array<{ fulfillmentId: string }>;
   shop: Pick<Shop, 'postFulfillmentEvents'>;
@@ -334,11 +334,15 @@ export type ReadTarget = Pick<
  * and, when the shop writes tracking updates to the store, one store event per new change and
  * fulfilment (already queued ones are skipped by their unique key, so no update is written twice).
  * `guard` is the condition the row must meet to be written (the poller's lease; nobody's lease).
+ *
+ * Whoever sent it, a read cannot rewrite history (read-bounds.ts): its far-future events are refused, it
+ * never writes older over newer nor a non-final status over a final one at the same instant, and it queues
+ * at most a handful of store events.
  */
 export async function storeShipmentRead(
   deps: { prisma: DatabaseClient },
   tracker: ReadTarget,
-  shipment: Shipment,
+  received: Shipment,
   now: Date,
   write: {
     guard: Prisma.TrackerWhereInput;
@@ -350,26 +354,29 @@ export async function storeShipmentRead(
     listing?: boolean;
   },
 ): Promise<{ stored: boolean; eventsQueued: number; status: ReturnType<typeof statusFromShipment> }> {
+  const bounded = withoutFutureEvents(received, now);
+  const shipment = bounded.shipment;
   const read = statusFromShipment(shipment);
   const keepHistory = write.listing === true && read.events.length === 0 && tracker.events != null;
   const status = {
     ...read,
     estimatedDelivery: read.estimatedDelivery ?? (write.listing ? tracker.estimatedDelivery : null),
   };
-  const changes = statusChanges(shipment.events);
+  // Every dated event was far ahead: nothing to apply (the poller still schedules its next read).
+  if (!bounded.usable) return { stored: false, eventsQueued: 0, status };
+  // Only a read that may be written queues its changes: an older one, or one at the same instant that
+  // would undo a final status, must not put its status on the store's timeline after the newer one.
+  const changes = readSupersedes(tracker, read, now) ? storeEventChanges(shipment.events) : [];
   const eventsQueued =
     tracker.shop.postFulfillmentEvents && changes.length > 0
       ? await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery)
       : 0;
   // Never older over newer (a late push, a poll that crossed a push): a read whose latest event is older
-  // than the stored one's changes nothing. A listing without events says nothing about time.
-  const newerOrSame: Prisma.TrackerWhereInput = keepHistory
-    ? {}
-    : read.lastEventAt === null
-      ? { lastEventAt: null }
-      : { OR: [{ lastEventAt: null }, { lastEventAt: { lte: read.lastEventAt } }] };
+  // than the stored one's changes nothing, nor one at the same instant that would undo a final status. A
+  // listing without events says nothing about time.
+  const newerOrSame: Prisma.TrackerWhereInput = keepHistory ? {} : readNotOlderWhere(read, now);
   const { count } = await deps.prisma.tracker.updateMany({
-    where: { ...write.guard, ...newerOrSame, id: tracker.id },
+    where: { AND: [write.guard, newerOrSame], id: tracker.id },
     data: {
       status: status.status,
       statusDetail: status.statusDetail,

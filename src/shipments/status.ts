@@ -198,7 +198,7 @@ export function describeLocation(location: TrackingLocation | null): string | nu
 
 /** The status to store from a shipment as the service returned it. */
 export function statusFromShipment(shipment: Shipment): ShipmentStatus {
-  const events = shipment.events.map((e) => ({
+  const events = shipment.events.slice(-maxStoredEvents).map((e) => ({
     at: parseServiceTime(e.datetime)?.toISOString() ?? null,
     status: normaliseStatus(e.status) || 'unknown',
     statusDetail: e.statusDetail ? normaliseStatus(e.statusDetail) : null,
@@ -214,7 +214,7 @@ export function statusFromShipment(shipment: Shipment): ShipmentStatus {
       parseServiceTime(shipment.lastEventTime) ?? (latest ? parseServiceTime(latest.datetime) : null),
     lastEventMessage: latest?.message ?? null,
     lastEventLocation: latest ? describeLocation(latest.location) : null,
-    events: events.slice(-maxStoredEvents),
+    events,
   };
 }
 

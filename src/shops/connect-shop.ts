@@ -1,15 +1,15 @@
 import { z } from 'zod';
+import { storableString } from '../db/storable-text.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shop, ShopRepository } from './shop-repository.js';
 
 export const connectInput = z.object({
-  domain: z
-    .string()
+  domain: storableString()
     .trim()
     .toLowerCase()
     .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a *.myshopify.com domain'),
-  apiKey: z.string().trim().min(8, 'looks too short for an API key').max(512),
-  appName: z.string().trim().min(1).max(255),
+  apiKey: storableString().trim().min(8, 'looks too short for an API key').max(512),
+  appName: storableString().trim().min(1).max(255),
 });
 export type ConnectInput = z.input<typeof connectInput>;
 

@@ -142,6 +142,11 @@ export class PrismaSessionStorage implements SessionStorage {
       // write-ahead log is written back; do it now rather than at some later checkpoint.
       if (providerOf(this.prisma) === 'sqlite')
         await this.prisma.$queryRawUnsafe('PRAGMA wal_checkpoint(TRUNCATE)');
+      // PostgreSQL keeps each replaced row version, plaintext tokens included, in the table's file until
+      // its space is reused: VACUUM FULL writes the table anew without them (a short exclusive lock on a
+      // small table, once, after the upgrade that sealed them). The WAL, replicas and backups still hold
+      // them until recycled: README, "Secrets at rest".
+      else await this.prisma.$executeRawUnsafe('VACUUM FULL "Session"');
     }
     return sealed;
   }

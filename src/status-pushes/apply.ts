@@ -6,9 +6,12 @@ import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
 import type { Logger } from '../logger.js';
 import { statusPushes } from '../observability/metrics.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
+import { withoutFutureEvents } from '../shipments/read-bounds.js';
+import { isFinalStatus } from '../shipments/status-table.js';
 import { defaultPollPolicy, nextReadAt, type PollPolicy, statusFromShipment } from '../shipments/status.js';
 import type { Shipment } from '../tracking/types.js';
 import { parsePush } from './payload.js';
+import { safeReason } from '../errors/safe-reason.js';
 
 /**
  * Applies recorded status pushes, a claimed batch at a time, through the same path as a poll
@@ -38,9 +41,6 @@ export interface ApplyPushStats {
   failed: number;
 }
 
-/** Attempts before a push that keeps failing on our side is given up. */
-const maxAttempts = 5;
-
 export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Promise<ApplyPushStats> {
   const stats: ApplyPushStats = { claimed: 0, applied: 0, stale: 0, dropped: 0, failed: 0 };
   const now = (deps.now ?? (() => new Date()))();
@@ -64,7 +64,7 @@ export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Pro
   });
 }
 
-type Parsed = { row: StatusPush; shipment: Shipment; lastEventAt: number };
+type Parsed = { row: StatusPush; shipment: Shipment; lastEventAt: number; final: boolean };
 
 /**
  * One shop's claimed pushes: its trackers read at once, and per tracker only the newest push applied (its
@@ -90,13 +90,18 @@ async function applyShop(
   const outcomes: Record<'applied' | 'stale' | 'dropped', string[]> = { applied: [], stale: [], dropped: [] };
   for (const row of rows) {
     const push = parsePush(row.payload);
-    if (!push.ok) outcomes.dropped.push(row.id);
-    else
-      parsed.push({
-        row,
-        shipment: push.shipment,
-        lastEventAt: statusFromShipment(push.shipment).lastEventAt?.getTime() ?? -Infinity,
-      });
+    if (!push.ok) {
+      outcomes.dropped.push(row.id);
+      continue;
+    }
+    // Ranked as storeShipmentRead will see it: a far-future date must not make a push the newest.
+    const status = statusFromShipment(withoutFutureEvents(push.shipment, now).shipment);
+    parsed.push({
+      row,
+      shipment: push.shipment,
+      lastEventAt: status.lastEventAt?.getTime() ?? -Infinity,
+      final: isFinalStatus(status.status),
+    });
   }
   const numbers = [
     ...new Set(
@@ -113,7 +118,8 @@ async function applyShop(
           where: { shopId, desired: 'active', trackingNumber: { in: numbers } },
           include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
         });
-  // Each tracker's pushes, newest last (by latest event, then event count, then arrival).
+  // Each tracker's pushes, newest last (by latest event, a final status after another at the same instant,
+  // then event count, then arrival).
   const perTracker = new Map<string, { tracker: (typeof trackers)[number]; pushes: Parsed[] }>();
   for (const p of parsed) {
     const number = p.shipment.trackingNumber.trim().toUpperCase();
@@ -134,6 +140,7 @@ async function applyShop(
     pushes.sort(
       (a, b) =>
         a.lastEventAt - b.lastEventAt ||
+        Number(a.final) - Number(b.final) ||
         a.shipment.events.length - b.shipment.events.length ||
         a.row.receivedAt.getTime() - b.row.receivedAt.getTime(),
     );
@@ -197,8 +204,8 @@ async function failedOnce(
   stats: ApplyPushStats,
 ): Promise<void> {
   const attempts = row.attempts + 1;
-  const message = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-  const giveUp = attempts >= maxAttempts;
+  const message = safeReason(error);
+  const giveUp = attempts >= backoffPolicies.statusPush.maxAttempts;
   if (giveUp) {
     stats.failed++;
     statusPushes.inc({ outcome: 'failed' });
@@ -210,7 +217,7 @@ async function failedOnce(
       state: giveUp ? 'failed' : 'pending',
       attempts,
       error: message,
-      nextAttemptAt: new Date(now.getTime() + backoffDelayMs(attempts, backoffPolicies.storeEvent)),
+      nextAttemptAt: new Date(now.getTime() + backoffDelayMs(attempts, backoffPolicies.statusPush)),
       leaseOwner: null,
       leaseExpiresAt: null,
     },

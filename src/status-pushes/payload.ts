@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isStorableText, unstorableTextMessage } from '../db/storable-text.js';
 import { shipmentSchema } from '../tracking/schemas.js';
 import type { Shipment } from '../tracking/types.js';
 
@@ -36,6 +37,14 @@ export function parsePush(text: string): ParsedPush {
     record.destination_events === undefined && record.tracking_destination_events !== undefined
       ? { ...record, destination_events: record.tracking_destination_events }
       : record;
+  // The number names the tracker: one the database cannot store (a NUL, a lone surrogate) is refused, not
+  // cleaned into another number. Free text (messages, places) is cleaned as any read is (storableText).
+  if (typeof record.tracking_number === 'string' && !isStorableText(record.tracking_number))
+    return {
+      ok: false,
+      reason: 'not_a_shipment',
+      message: `the body's tracking_number ${unstorableTextMessage}`,
+    };
   const parsed = shipmentSchema.safeParse(withAlias);
   if (!parsed.success || parsed.data.trackingNumber.trim() === '' || parsed.data.trackingNumber.length > 100)
     return { ok: false, reason: 'not_a_shipment', message: 'the body has no usable tracking_number' };

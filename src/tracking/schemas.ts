@@ -51,6 +51,13 @@ const event = z
   }));
 
 /**
+ * Events read of one list, the last ones as listed (the interface lists oldest first). A real parcel has
+ * tens; a 1 MiB push of 13 000 events, each parsed, derived and sorted, held the event loop for a tenth of a
+ * second: what is kept of a history is bounded anyway (src/shipments/status.ts, maxStoredEvents).
+ */
+export const maxEventsPerList = 500;
+
+/**
  * A list of events: null or absent is an empty list; an element that is not a well-formed event is left out
  * rather than failing the whole shipment (the rest of the history is still worth showing).
  */
@@ -60,7 +67,7 @@ const eventList = z
   .transform((v): TrackingEvent[] => {
     if (!Array.isArray(v)) return [];
     const out: TrackingEvent[] = [];
-    for (const item of v) {
+    for (const item of v.length > maxEventsPerList ? v.slice(-maxEventsPerList) : v) {
       const parsed = event.safeParse(item);
       if (parsed.success) out.push(parsed.data);
     }

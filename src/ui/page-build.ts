@@ -5,10 +5,12 @@ import * as esbuild from 'esbuild';
 
 /**
  * The merchant's page is TypeScript (src/ui/page, type-checked by tsconfig.page.json) bundled by esbuild
- * into `<publicDir>/assets/`: `page.js`, and the offline stand-ins for the platform's two CDN scripts
- * (src/ui/stand-in), which only tests and offline development load (ADMIN_UI_SCRIPTS=stand-in).
+ * into `<publicDir>/assets/`: `page.js`, `exit-iframe.js` (GET /exitiframe's redirect), and the offline
+ * stand-ins for the platform's two CDN scripts (src/ui/stand-in), which only tests and offline
+ * development load (ADMIN_UI_SCRIPTS=stand-in).
  *
- * - `npm run build` writes dist/ui/public/assets (minified, with source maps);
+ * - `npm run build` writes dist/ui/public/assets (minified, with source maps, without the stand-ins: a
+ *   production build serves only the platform's CDN scripts, ADMIN_UI_SCRIPTS=cdn);
  * - `npm run dev` and the test suite write src/ui/public/assets (git-ignored), dev in watch mode.
  */
 
@@ -18,6 +20,8 @@ export const pageEntries = {
   page: path.join(uiDir, 'page', 'main.ts'),
   'stand-in/app-bridge': path.join(uiDir, 'stand-in', 'app-bridge.ts'),
   'stand-in/polaris': path.join(uiDir, 'stand-in', 'polaris.ts'),
+  // GET /exitiframe's redirect out of the admin's iframe (a served file: its CSP runs no inline script).
+  'exit-iframe': path.join(uiDir, 'page', 'exit-iframe.ts'),
 };
 
 /** src/ui/public when run from source. */
@@ -27,6 +31,8 @@ export interface PageBuildOptions {
   /** The folder index.html is served from; the bundles go to its `assets/`. */
   publicDir?: string;
   minify?: boolean;
+  /** The production build (`npm run build`): the stand-ins are left out, as tooling, not the app. */
+  production?: boolean;
 }
 
 /**
@@ -54,7 +60,9 @@ function buildOptions(options: PageBuildOptions): esbuild.BuildOptions {
   return {
     write: false,
     plugins: [writeChangedFiles],
-    entryPoints: pageEntries,
+    entryPoints: options.production
+      ? Object.fromEntries(Object.entries(pageEntries).filter(([name]) => !name.startsWith('stand-in/')))
+      : pageEntries,
     outdir,
     bundle: true,
     format: 'esm',

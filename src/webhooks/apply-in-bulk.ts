@@ -6,9 +6,10 @@ import { applyNewFulfillments } from '../trackers/apply-new-fulfillments.js';
 import { describeRefusedNumbers, type FulfillmentPayload } from './payloads.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
+import { safeReason } from '../errors/safe-reason.js';
 import type { Logger } from '../logger.js';
 import { markDeliveriesDone } from './delivery-done.js';
-import { checkTopicBody } from './topic-bodies.js';
+import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
 
 /**
  * A claimed batch's first-seen fulfilments, applied per shop in one transaction each (see
@@ -26,6 +27,8 @@ export async function applyInBulk(
   deps: BulkDeps,
   token: string,
   claimed: readonly WebhookDelivery[],
+  /** Bodies already checked this pass (src/webhooks/admit-deliveries.ts), by delivery id. */
+  checks: ReadonlyMap<string, TopicBodyCheck> = new Map(),
 ): Promise<Set<string>> {
   const done = new Set<string>();
   const byShop = new Map<string, { delivery: WebhookDelivery; fulfillment: FulfillmentPayload }[]>();
@@ -40,7 +43,7 @@ export async function applyInBulk(
     }
     // The same check as the one-at-a-time path: a body that is not of its topic is left to that path,
     // which rejects it with the reason.
-    const check = checkTopicBody(delivery.topic, delivery.shopDomain, parse(delivery.payload));
+    const check = checks.get(delivery.id) ?? checkStoredBody(delivery);
     const checked = check.ok ? check.checked : null;
     if (delivery.topic === 'orders/cancelled') {
       const orders = cancelling.get(delivery.shopDomain) ?? new Set<string>();
@@ -104,7 +107,7 @@ export async function applyInBulk(
         {
           shop: domain,
           deliveries: items.length,
-          err: error instanceof Error ? error.message : String(error),
+          err: safeReason(error),
         },
         'bulk apply failed; applying these deliveries one at a time',
       );
@@ -114,11 +117,3 @@ export async function applyInBulk(
 }
 
 const bulkTopics = new Set(['fulfillments/create', 'fulfillments/update', 'orders/cancelled']);
-
-function parse(payload: string): unknown {
-  try {
-    return JSON.parse(payload);
-  } catch {
-    return undefined;
-  }
-}

@@ -152,7 +152,8 @@ export const fulfillmentPayload = z
   .object({
     id,
     order_id: id,
-    status: z.string().trim().min(1),
+    // Stored on the fulfilment: cleaned as free text is (a platform body is never lost over a NUL).
+    status: z.string().overwrite(storableText).trim().min(1),
     created_at: timestamp.nullish(),
     updated_at: timestamp.nullish(),
     tracking_company: text.optional(),

@@ -5,7 +5,8 @@ import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { safeReason } from '../errors/safe-reason.js';
-import { ensureShopExists } from '../shops/shop-repository.js';
+import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
+import { admitDeliveries } from './admit-deliveries.js';
 import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
 import { markDeliveriesDone } from './delivery-done.js';
@@ -13,14 +14,13 @@ import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/bac
 import { applyDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
 
-/** Topics whose use case makes the shop's row when it is the first word of a store (see ensureShopExists). */
-const topicsThatMakeShops = new Set(['fulfillments/create', 'fulfillments/update', 'orders/cancelled']);
-
 export interface DeliveryProcessorDeps {
   prisma: DatabaseClient;
   carriers: CarrierRepository;
   logger: Logger;
   owner: string;
+  /** Asks a store which fulfilments it holds (src/webhooks/admit-deliveries.ts). */
+  confirmFulfillments: FulfillmentConfirmer;
   /** The worker's hold on the delivery queue (renewed while it works); without it, one for this pass. */
   leases?: LeaseHolder;
   backoff?: BackoffPolicy;
@@ -60,10 +60,18 @@ async function processPass(
     orderBy: { receivedAt: 'asc' },
   });
   stats.claimed = claimed.length;
-  const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, claimed);
+  // Shops that have not installed the app, and fulfilments their store does not hold, stop here.
+  const { admitted, refused, deferred, checks } = await admitDeliveries(deps, token, claimed);
+  stats.rejected += refused;
+  for (const { delivery, message } of deferred) {
+    await retryLater(deps, token, delivery, message);
+    stats.errored++;
+  }
+  leases.forget(claimed.filter((d) => !admitted.includes(d)).map((d) => d.id));
+  const done = deps.bulk === false ? new Set<string>() : await applyInBulk(deps, token, admitted, checks);
   leases.forget(done);
   stats.applied += done.size;
-  for (const delivery of claimed) {
+  for (const delivery of admitted) {
     if (done.has(delivery.id)) continue;
     const kind = await processOne(deps, token, delivery);
     leases.forget([delivery.id]);
@@ -85,7 +93,6 @@ async function processOne(
   });
   try {
     const matcher = await deps.carriers.matcher();
-    if (topicsThatMakeShops.has(delivery.topic)) await ensureShopExists(deps.prisma, delivery.shopDomain);
     const result = await deps.prisma.$transaction(async (tx) => {
       let payload: unknown;
       try {
@@ -108,28 +115,37 @@ async function processOne(
       log.warn('delivery lease lost; another process has it');
       return 'errored';
     }
-    const attempts = delivery.attempts + 1;
-    const backoff = deps.backoff ?? backoffPolicies.delivery;
-    const giveUp = attempts >= backoff.maxAttempts;
     // Stored and shown on the page: one clear line, never a stack, a source path or a code excerpt.
-    const message = safeReason(error);
-    log.error(
-      { err: message, attempts },
-      giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
-    );
-    await deps.prisma.webhookDelivery.updateMany({
-      where: { id: delivery.id, leaseOwner: token },
-      data: {
-        state: giveUp ? 'failed' : 'pending',
-        attempts,
-        error: message,
-        nextAttemptAt: new Date(Date.now() + backoffDelayMs(attempts, backoff)),
-        leaseOwner: null,
-        leaseExpiresAt: null,
-      },
-    });
+    await retryLater(deps, token, delivery, safeReason(error));
     return 'errored';
   }
 }
 
 class LeaseLostError extends Error {}
+
+/** A delivery that could not be applied now: tried again with backoff, or failed after the last attempt. */
+async function retryLater(
+  deps: DeliveryProcessorDeps,
+  token: string,
+  delivery: WebhookDelivery,
+  message: string,
+): Promise<void> {
+  const attempts = delivery.attempts + 1;
+  const backoff = deps.backoff ?? backoffPolicies.delivery;
+  const giveUp = attempts >= backoff.maxAttempts;
+  deps.logger.error(
+    { deliveryId: delivery.id, topic: delivery.topic, shop: delivery.shopDomain, err: message, attempts },
+    giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
+  );
+  await deps.prisma.webhookDelivery.updateMany({
+    where: { id: delivery.id, leaseOwner: token },
+    data: {
+      state: giveUp ? 'failed' : 'pending',
+      attempts,
+      error: message,
+      nextAttemptAt: new Date(Date.now() + backoffDelayMs(attempts, backoff)),
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
+  });
+}

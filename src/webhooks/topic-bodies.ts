@@ -63,6 +63,21 @@ export function isSupportedTopic(topic: string): topic is SupportedTopic {
 /** At most this many issues are named in a refusal: enough to fix a body, never a wall of text. */
 const issuesShown = 3;
 
+/** A stored delivery's body checked as its topic's (a body that is not JSON fails like any other). */
+export function checkStoredBody(delivery: {
+  topic: string;
+  shopDomain: string;
+  payload: string;
+}): TopicBodyCheck {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(delivery.payload);
+  } catch {
+    payload = undefined;
+  }
+  return checkTopicBody(delivery.topic, delivery.shopDomain, payload);
+}
+
 export function checkTopicBody(topic: string, shopDomain: string, payload: unknown): TopicBodyCheck {
   if (!isSupportedTopic(topic)) {
     return { ok: false, reason: 'unsupported_topic', detail: `topic ${topic} is not one this app handles` };

@@ -104,7 +104,7 @@ afterAll(async () => {
 
 describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
   it('starts app and emulator, connects the demo shop, turns a sent fixture into a tracker, stops on SIGTERM', async () => {
-    const dev = start('src/app/dev.ts', [], env);
+    const dev = start('tools/dev/dev.ts', [], env);
     const banner = await waitForOutput(dev, 'Ctrl+C stops everything.', 60_000);
     expect(banner).toContain(`app:        http://127.0.0.1:${appPort}`);
     expect(banner).toContain(`emulator:   http://127.0.0.1:${emulatorPort}/v1`);
@@ -125,7 +125,7 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
     expect(await page.text()).toMatch(/<html/i);
 
     const send = start(
-      'src/app/dev-send.ts',
+      'tools/dev/dev-send.ts',
       ['fulfillments-create.ups', '--port', String(appPort), '--emulator-port', String(emulatorPort)],
       {},
     );
@@ -189,15 +189,29 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
   });
 
   it('on a second start finds the demo shop already connected', async () => {
-    const dev = start('src/app/dev.ts', [], env);
+    const dev = start('tools/dev/dev.ts', [], env);
     const banner = await waitForOutput(dev, 'Ctrl+C stops everything.', 60_000);
     expect(banner).toContain('demo-shop.myshopify.com (app name demo-store, already connected)');
     dev.kill('SIGINT');
     expect(await exitOf(dev, 15_000)).toBe(0);
   });
 
+  it('refuses to start with a secret other than the development one (its app proxy signs with it)', async () => {
+    const port = await freePort();
+    const dev = await runToEnd(
+      start('tools/dev/dev.ts', [], { ...env, PORT: String(port), SHOPIFY_API_SECRET: 'a-real-app-secret' }),
+      30_000,
+    );
+    expect(dev.code).toBe(1);
+    expect(dev.out).toContain('tracksync dev failed to start: the dev app proxy (GET /apps/track)');
+    expect(dev.out).toContain('only with the development secret (SHOPIFY_API_SECRET=dev-app-secret)');
+    expect(dev.out).not.toContain('a-real-app-secret');
+    // Nothing was started: no app on its port.
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
   it('dev:send refuses an unknown fixture (exit 2), listing those there are', async () => {
-    const sent = await runToEnd(start('src/app/dev-send.ts', ['no-such-fixture'], {}), 20_000);
+    const sent = await runToEnd(start('tools/dev/dev-send.ts', ['no-such-fixture'], {}), 20_000);
     expect(sent.code).toBe(2);
     expect(sent.out).toContain('no fixture "no-such-fixture"');
     expect(sent.out).toContain('fulfillments-create.ups');
@@ -207,7 +221,7 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
   it('dev:send says when the app is not running (exit 1)', async () => {
     const port = await freePort();
     const sent = await runToEnd(
-      start('src/app/dev-send.ts', ['orders-cancelled', '--port', String(port), '--wait', '0'], {}),
+      start('tools/dev/dev-send.ts', ['orders-cancelled', '--port', String(port), '--wait', '0'], {}),
       20_000,
     );
     expect(sent.code).toBe(1);

@@ -211,10 +211,11 @@ describe.runIf(defaultTestProvider() === 'postgresql')(
         const ms = await runStep(command, workDir, Math.max(deadline - Date.now(), 1_000));
         timings.push(`${command}: ${(ms / 1000).toFixed(1)} s`);
       }
-      // The compiled emulator is the tracking service (readiness does not need one; the worker calls it).
+      // The emulator is the tracking service (readiness does not need one; the worker calls it). It is
+      // development tooling, not in the build: run from this checkout's sources.
       const emulator = await startServer(
-        ['node', 'dist/emulator/main.js'],
-        workDir,
+        ['node', '--import', 'tsx', 'tools/emulator/main.ts'],
+        PROJECT_ROOT,
         { NODE_ENV: 'production', EMULATOR_PORT: '0', LOG_LEVEL: 'warn' },
         (line) => /base URL \(tracking interface\): (\S+)/.exec(line)?.[1],
       );
@@ -237,6 +238,18 @@ describe.runIf(defaultTestProvider() === 'postgresql')(
         true,
       );
       expect(existsSync(path.join(workDir, 'dist', 'app', 'main.js'))).toBe(true);
+    });
+
+    it('holds only what runs in production: no emulator, fake store, dev tooling or UI stand-ins', async () => {
+      const { stdout } = await execFileAsync('find', ['dist', '-type', 'f'], { cwd: workDir });
+      const files = stdout.split('\n').filter((f) => f !== '');
+      expect(files.length).toBeGreaterThan(50);
+      const strays = files.filter((f) =>
+        /(^|\/)(emulator|dev|stand-in)(\/|\.)|fake-store|dev-(store|send|page|tools)\./.test(
+          f.replace(/^dist\//, ''),
+        ),
+      );
+      expect(strays).toEqual([]);
     });
 
     it('starts on SQLite (a file in the work dir), migrates, and answers /readyz 200 and the page', async () => {

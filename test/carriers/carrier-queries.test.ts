@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seenCarriers } from '../../src/carriers/carrier-queries.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { normaliseCarrierName } from '../../src/carriers/match.js';
+import { compactRollups } from '../../src/shipments/rollups.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
@@ -31,8 +32,8 @@ beforeAll(async () => {
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
   await db.prisma.trackingLine.createMany({
     data: [
-      // Two spellings of one carrier over three fulfilments (one with two parcels); the newest spelling is
-      // shown. Two wanted lines without a tracker wait; an ended one does not.
+      // Three spellings of one carrier over four parcels; the spelling with the most lines is shown. Three
+      // wanted lines without a tracker wait; an ended one does not.
       line(shopId, 'f1', 'SP-1', 'Speedy Parcels Ltd', { updatedAt: at(1) }),
       line(shopId, 'f1', 'SP-2', 'Speedy Parcels Ltd', { updatedAt: at(2) }),
       line(shopId, 'f2', 'SP-3', 'speedy parcels ltd.', { updatedAt: at(5) }),
@@ -50,14 +51,50 @@ afterAll(async () => {
 });
 
 describe('seenCarriers', () => {
-  it('one row per carrier key: the newest spelling, distinct fulfilments, wanted lines waiting', async () => {
-    expect(await seenCarriers(db.prisma, shopId)).toEqual({
+  const seen = {
+    carriers: [
+      { key: 'aramex', name: 'Aramex', shipments: 1, waiting: 1 },
+      { key: 'speedyparcelsltd', name: 'Speedy Parcels Ltd', shipments: 4, waiting: 3 },
+      { key: 'ups', name: 'UPS', shipments: 1, waiting: 0 },
+    ],
+    next: null,
+  };
+
+  it('one row per carrier key: the most used spelling, its shipments, wanted lines waiting', async () => {
+    expect(await seenCarriers(db.prisma, shopId)).toEqual(seen);
+  });
+
+  it('reads the rollup and the changes not yet folded into it alike; lines that change move', async () => {
+    await compactRollups(db.prisma);
+    expect(await db.prisma.carrierCountDelta.count()).toBe(0);
+    expect(await seenCarriers(db.prisma, shopId)).toEqual(seen);
+    // The Aramex line gets a tracker (no longer waiting), one Speedy line ends, one goes.
+    const tracker = await createTracker(db.prisma, shopId, { trackingNumber: 'AZ-1' });
+    await db.prisma.trackingLine.updateMany({
+      where: { shopId, trackingNumber: 'AZ-1' },
+      data: { trackerId: tracker.id },
+    });
+    await db.prisma.trackingLine.updateMany({
+      where: { shopId, trackingNumber: 'SP-3' },
+      data: { active: false },
+    });
+    await db.prisma.trackingLine.deleteMany({ where: { shopId, trackingNumber: 'SP-2' } });
+    const moved = {
       carriers: [
-        { key: 'aramex', name: 'Aramex', fulfillments: 1, waiting: 1 },
-        { key: 'speedyparcelsltd', name: 'speedy parcels ltd.', fulfillments: 3, waiting: 3 },
-        { key: 'ups', name: 'UPS', fulfillments: 1, waiting: 0 },
+        { key: 'aramex', name: 'Aramex', shipments: 1, waiting: 0 },
+        // One line of each spelling now: the first in key order is shown.
+        { key: 'speedyparcelsltd', name: 'SPEEDY PARCELS LTD', shipments: 3, waiting: 1 },
+        { key: 'ups', name: 'UPS', shipments: 1, waiting: 0 },
       ],
       next: null,
+    };
+    expect(await seenCarriers(db.prisma, shopId)).toEqual(moved);
+    await compactRollups(db.prisma);
+    expect(await seenCarriers(db.prisma, shopId)).toEqual(moved);
+    // Put back as they were for the paging test.
+    await db.prisma.trackingLine.updateMany({
+      where: { shopId, trackingNumber: 'AZ-1' },
+      data: { trackerId: null },
     });
   });
 
@@ -67,7 +104,7 @@ describe('seenCarriers', () => {
     expect(first.next).toBe('speedyparcelsltd');
     const second = await seenCarriers(db.prisma, shopId, { after: first.next!, limit: 2 });
     expect(second).toEqual({
-      carriers: [{ key: 'ups', name: 'UPS', fulfillments: 1, waiting: 0 }],
+      carriers: [{ key: 'ups', name: 'UPS', shipments: 1, waiting: 0 }],
       next: null,
     });
   });

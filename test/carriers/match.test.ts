@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCarrierMatcher, normaliseCarrierName } from '../../src/carriers/match.js';
-import { providerList } from '../../src/emulator/carriers.js';
+import { providerList } from '../../tools/emulator/carriers.js';
 
 describe('normaliseCarrierName', () => {
   it.each([

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackingNumberLimits } from '../../src/webhooks/payloads.js';
 import { startTestApp, TEST_SECRET, TEST_SHOP, type TestApp, waitFor } from '../helpers/app.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
+import { installStore } from '../helpers/install.js';
 
 /**
  * One signed fulfilment with 5 000 tracking numbers (five times the bound) must not stall the process:
@@ -16,6 +17,7 @@ beforeAll(async () => {
   // Not connected to the tracking service: what is measured is intake and desired state, not the
   // (in-process, in this test) emulator answering a thousand creates on the same event loop.
   app = await startTestApp({ connect: false });
+  await installStore(app, TEST_SHOP);
 });
 afterAll(async () => {
   await app?.close();
@@ -178,5 +180,34 @@ describe('a fulfilment with 5 000 tracking numbers', () => {
       where: { trackingNumber: '1ZCLEAN00001' },
     });
     expect(line).toMatchObject({ carrierName: 'UP\ufffdS', orderName: '#1001' });
+  });
+
+  it('stores a fulfilment status with a NUL cleaned: the platform’s body is applied, never lost', async () => {
+    const body = {
+      ...fixture('fulfillments-create.ups'),
+      id: 8_300_000,
+      tracking_numbers: ['1ZCLEAN00002'],
+      status: 'suc\u0000cess',
+    };
+    expect(
+      (await deliver(app.url, { topic: 'fulfillments/create', shop: TEST_SHOP, body, secret: TEST_SECRET }))
+        .status,
+    ).toBe(200);
+    await waitFor(
+      'the delivery to be processed',
+      async () =>
+        (await app.database.prisma.webhookDelivery.count({
+          where: { shopDomain: TEST_SHOP, state: 'pending' },
+        })) === 0,
+    );
+    const delivery = await app.database.prisma.webhookDelivery.findFirstOrThrow({
+      where: { shopDomain: TEST_SHOP },
+      orderBy: { receivedAt: 'desc' },
+    });
+    expect(delivery).toMatchObject({ state: 'processed', attempts: 1, error: null });
+    const fulfillment = await app.database.prisma.fulfillment.findFirstOrThrow({
+      where: { fulfillmentId: '8300000' },
+    });
+    expect(fulfillment.status).toBe('success');
   });
 });

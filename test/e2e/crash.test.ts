@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { addShop, countByNumber, numberedUpsFulfilment, numbersOf } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 
 /**
  * The worker as a real process, killed where it hurts: after the service acted on a create but before the
@@ -22,6 +23,7 @@ import { fixture } from '../helpers/webhooks.js';
 
 let emulator: TestEmulator;
 let database: TestDatabase;
+let store: FakeAdminGraphql;
 let web: Runtime;
 let app: TestApp;
 let env: ChildAppEnv;
@@ -29,6 +31,7 @@ let env: ChildAppEnv;
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [{ ...TEST_ACCOUNT, https: true }] });
   database = await createTestDatabase();
+  store = await startFakeAdminGraphql();
   const encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   const config = testConfig(database.url, emulator.baseUrl, { role: 'web', encryptionKey });
   web = await startRuntime(config, { logger: silentLogger, migrate: false });
@@ -38,6 +41,7 @@ beforeAll(async () => {
     emulator,
     database,
     config,
+    store,
     close: async () => {},
   };
   env = {
@@ -45,12 +49,14 @@ beforeAll(async () => {
     TRACKING_API_BASE_URL: emulator.baseUrl,
     ENCRYPTION_KEY: encryptionKey,
     LOG_LEVEL: process.env.E2E_CHILD_LOG_LEVEL ?? 'silent',
+    FAKE_STORE_URL: store.baseUrl,
   };
 });
 
 afterAll(async () => {
   await killChildApps();
   await web?.close();
+  await store?.close();
   await database?.cleanup();
   await emulator?.close();
 });

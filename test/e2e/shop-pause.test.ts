@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../helpers/app.js';
 import { addShop, numbersOf, type ScenarioShop } from '../helpers/scenario.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
+import { installStore } from '../helpers/install.js';
 
 /**
  * Errors that are the shop's, not the tracker's (ssl_error, unauthorized, balance exhausted) pause the whole
@@ -111,6 +112,8 @@ describe('a store that has not connected its account yet', () => {
     const domain = `not-yet-${randomBytes(4).toString('hex')}.myshopify.com`;
     const account = { apiKey: `key-not-yet-${randomBytes(8).toString('hex')}`, appName: `store-${domain}` };
     await app.emulator.control.addAccount({ ...account, plan: 'Pro', balance: 10, https: true });
+    // Installed (the install makes the shop's row and session), not yet connected to the service.
+    await installStore(app, domain);
     const response = await deliver(app.url, {
       topic: 'fulfillments/create',
       shop: domain,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriers, findCarrier, missingRequirements, providerList } from '../../src/emulator/index.js';
+import { carriers, findCarrier, missingRequirements, providerList } from '../../tools/emulator/index.js';
 
 describe('carriers', () => {
   it('has at least 100 carriers with unique kebab-case slugs and labels', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CallLog, type CallLogEntry } from '../../src/emulator/call-log.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { CallLog, type CallLogEntry } from '../../tools/emulator/call-log.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/index.js';
 import { call, control, createTracker, paths } from './http-helpers.js';
 
 let em: RunningEmulator;

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FaultController, parseFaultPlan } from '../../src/emulator/faults.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { FaultController, parseFaultPlan } from '../../tools/emulator/faults.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/index.js';
 import { call, control, createTracker, paths } from './http-helpers.js';
 
 let em: RunningEmulator;

@@ -1,5 +1,5 @@
 /** Helpers for the emulator tests: real HTTP calls with global fetch against an in-process emulator. */
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../tools/emulator/index.js';
 
 export const demoAuth = { 'service-api-key': 'demo-api-key', 'app-name': 'demo-store' } as const;
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/emulator/clock.js';
+import { VirtualClock } from '../../tools/emulator/clock.js';
 import {
   findCarrier,
   type RunningEmulator,
   shipmentSnapshot,
   startEmulator,
   type TrackingEvent,
-} from '../../src/emulator/index.js';
+} from '../../tools/emulator/index.js';
 import { call, control, createTracker, dateShape, dateTimeShape, paths } from './http-helpers.js';
 
 const hour = 3600;

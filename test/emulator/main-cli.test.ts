@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let child: ChildProcess | undefined;
 
-/** Starts `src/emulator/main.ts` with exactly this environment; resolves once it printed `lines` lines. */
+/** Starts `tools/emulator/main.ts` with exactly this environment; resolves once it printed `lines` lines. */
 function start(env: Record<string, string>, lines = 1): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts'], { cwd: root, env });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'tools/emulator/main.ts'], { cwd: root, env });
     child = proc;
     let out = '';
     let err = '';

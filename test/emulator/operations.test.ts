@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/index.js';
 import { call, control, createTracker, paths } from './http-helpers.js';
 
 let em: RunningEmulator;

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/emulator/clock.js';
-import { FaultController, operations, parseFaultPlan } from '../../src/emulator/faults.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { handleOperation } from '../../src/emulator/operations.js';
-import { EmulatorState } from '../../src/emulator/state.js';
+import { VirtualClock } from '../../tools/emulator/clock.js';
+import { FaultController, operations, parseFaultPlan } from '../../tools/emulator/faults.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/index.js';
+import { handleOperation } from '../../tools/emulator/operations.js';
+import { EmulatorState } from '../../tools/emulator/state.js';
 import { demoAuth, paths } from './http-helpers.js';
 
 const operationPaths: string[] = [paths.create, paths.get, paths.byOrderId, paths.delete, paths.providers];

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CallLogEntry } from '../../src/emulator/call-log.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import type { CallLogEntry } from '../../tools/emulator/call-log.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/index.js';
 import { control, createTracker } from './http-helpers.js';
 
 /**

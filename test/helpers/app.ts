@@ -5,6 +5,8 @@ import type { DatabaseProvider } from '../../src/db/provider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from '../../tools/dev/fake-store-admin.js';
+import { installShop } from './install.js';
 
 export const TEST_SECRET = 'test-app-secret';
 export const TEST_SHOP = 'test-shop.myshopify.com';
@@ -21,6 +23,11 @@ export interface TestApp {
   emulator: TestEmulator;
   database: TestDatabase;
   config: AppConfig;
+  /**
+   * The stores' Admin API (a local fake: it holds every fulfilment it is asked about unless a test
+   * declares a store's). A test that starts its own fake (startFakeAdminGraphql) gets the requests instead.
+   */
+  store: FakeAdminGraphql;
   close(): Promise<void>;
 }
 
@@ -43,6 +50,7 @@ export function testConfig(
     trackingTimeoutMs: 10_000,
     metrics: { port: null, host: '127.0.0.1', token: null },
     adminUiScripts: 'stand-in',
+    trustProxy: 1,
     trackingPage: { refreshAfterMs: 30 * 60_000 },
     ...overrides,
   };
@@ -65,6 +73,7 @@ export async function startTestApp(
   const emulator =
     options.emulator ?? (await startTestEmulator({ accounts: [{ ...TEST_ACCOUNT, https: true }] }));
   const database = await createTestDatabase(options.provider);
+  const store = await startFakeAdminGraphql(2, { seam: 'if-free' });
   const config = testConfig(database.url, emulator.baseUrl, options.config);
   const runtime = await startRuntime(config, {
     logger: silentLogger,
@@ -77,6 +86,7 @@ export async function startTestApp(
       apiKey: TEST_ACCOUNT.apiKey,
       appName: TEST_ACCOUNT.appName,
     });
+    await installShop({ database, config }, TEST_SHOP);
   }
   return {
     runtime,
@@ -84,8 +94,10 @@ export async function startTestApp(
     emulator,
     database,
     config,
+    store,
     async close() {
       await runtime.close();
+      await store.close();
       await database.cleanup();
       if (!options.emulator) await emulator.close();
     },

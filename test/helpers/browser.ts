@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { Session } from '@shopify/shopify-api';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
-import { appScopes } from '../../src/shopify/api.js';
-import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
-import { parseKeyring } from '../../src/shops/crypto.js';
-import { TEST_SECRET, type TestApp } from './app.js';
+import { TEST_SECRET } from './app.js';
 import { mintSessionToken } from './session-token.js';
 
 /**
@@ -88,26 +83,7 @@ export function sessionTokenFor(shop: string): string {
   return mintSessionToken({ shop, apiKey: TEST_API_KEY, secret: TEST_SECRET, expiresInSeconds: 300 });
 }
 
-/**
- * Records the store's install as the OAuth / token exchange would: an offline session in the app's session
- * storage, so loading the page never calls the platform's token endpoint.
- */
-export async function installShop(app: Pick<TestApp, 'database' | 'config'>, shop: string): Promise<void> {
-  const storage = new PrismaSessionStorage(app.database.prisma, {
-    keyring: parseKeyring(app.config.encryptionKey),
-    connectionRetries: 0,
-  });
-  await storage.storeSession(
-    new Session({
-      id: `offline_${shop}`,
-      shop,
-      state: 'installed',
-      isOnline: false,
-      scope: appScopes.join(','),
-      accessToken: `shpat_test_${randomUUID().slice(0, 8)}`,
-    }),
-  );
-}
+export { installShop } from './install.js';
 
 /** The URL the admin opens the embedded app at: `path` is one of the app's pages (/, /shipments…). */
 export function pageUrl(appUrl: string, shop: string, path = '/', token = sessionTokenFor(shop)): string {

@@ -29,7 +29,9 @@ export interface ChildAppEnv {
 const children = new Set<ChildApp>();
 
 export function startChildApp(role: 'web' | 'worker' | 'all', env: ChildAppEnv): ChildApp {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', '--role', role], {
+  // The test's fake store, when it names one (tools/dev/fake-store-preload.ts).
+  const preload = env.FAKE_STORE_URL ? ['--import', './tools/dev/fake-store-preload.ts'] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/app/main.ts', '--role', role], {
     cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? '',

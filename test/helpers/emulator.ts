@@ -1,4 +1,5 @@
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../tools/emulator/server.js';
+import { setServiceClock } from '../../src/shipments/read-bounds.js';
 
 /** One entry of the emulator's call log. */
 export interface LoggedCall {
@@ -62,9 +63,15 @@ export interface TestEmulator extends RunningEmulator {
   control: EmulatorControl;
 }
 
+/**
+ * The emulator in this process. Its clock is moved on by the tests, so the app in this process judges event
+ * times by it, as it would the real service's (else its events would be refused as dated ahead).
+ */
 export async function startTestEmulator(
   options: Parameters<typeof startEmulator>[0] = {},
 ): Promise<TestEmulator> {
   const emulator = await startEmulator({ port: 0, seed: 1, ...options });
+  const { clock } = emulator.state;
+  setServiceClock(() => clock.nowMs());
   return Object.assign(emulator, { control: emulatorControl(emulator.url) });
 }

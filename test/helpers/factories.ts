@@ -43,6 +43,8 @@ export async function resetDatabase(prisma: DatabaseClient): Promise<void> {
   await prisma.deliveryCount.deleteMany({});
   await prisma.shipmentCountDelta.deleteMany({});
   await prisma.deliveryCountDelta.deleteMany({});
+  await prisma.carrierCount.deleteMany({});
+  await prisma.carrierCountDelta.deleteMany({});
   await prisma.webhookDelivery.deleteMany({});
   await prisma.carrier.deleteMany({});
   await prisma.appState.deleteMany({});

@@ -3,6 +3,7 @@ import type { Tracker } from '../../src/generated/sqlite/client.js';
 import { TEST_SECRET, type TestApp, waitFor } from './app.js';
 import type { EmulatorTracker, LoggedCall } from './emulator.js';
 import { deliver, fixture } from './webhooks.js';
+import { installShop } from './install.js';
 
 /**
  * End-to-end scenarios on one running app: each scenario gets its own store (shop) connected to its own
@@ -63,6 +64,7 @@ export async function addShop(
     https: account.https ?? true,
   });
   const shop = await app.runtime.shops.saveCredentials(domain, { apiKey, appName });
+  await installShop(app, domain);
   const prisma = app.database.prisma;
 
   const deliveriesDone = (timeoutMs = 15_000) =>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type express from 'express';
 import { createApp } from '../../src/app/server.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
+import type { AdminUiScripts } from '../../src/config.js';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { createShopify, type TracksyncShopify } from '../../src/shopify/api.js';
@@ -30,6 +31,8 @@ export function createTestWebApp(options: {
   trackingApiBaseUrl?: string;
   onDeliveryRecorded?: () => void;
   logger?: Logger;
+  /** App Bridge and Polaris from the CDN (default) or the offline stand-ins (a browser test). */
+  adminUiScripts?: AdminUiScripts;
 }): TestWebApp {
   const keyring = parseKeyring(`t1:${randomBytes(32).toString('base64')}`);
   const sessions = new PrismaSessionStorage(options.prisma, { keyring, connectionRetries: 0 });
@@ -52,6 +55,7 @@ export function createTestWebApp(options: {
     logger: options.logger ?? silentLogger,
     readiness: async () => ({ ready: true }),
     ...(options.onDeliveryRecorded ? { onDeliveryRecorded: options.onDeliveryRecorded } : {}),
+    ...(options.adminUiScripts ? { adminUiScripts: options.adminUiScripts } : {}),
   });
   return { app, shopify, shops, sessions };
 }

@@ -21,6 +21,7 @@ import {
   resetDatabase,
   testKeyring,
 } from '../helpers/factories.js';
+import { storeHolding } from '../helpers/store-confirmer.js';
 
 /**
  * Retention (src/jobs/retention.ts) on a real database: what goes, what stays, the duplicate window, store
@@ -539,6 +540,7 @@ describe('the worker', () => {
         carriers: createCarrierRepository(prisma),
         logger: silentLogger,
         owner: 'retention-test',
+        confirmFulfillments: storeHolding(),
       },
       { concurrency: 1, idlePollMs: 20, periodicEveryMs: 100, retention: { deliveryMs: 7 * day } },
     );

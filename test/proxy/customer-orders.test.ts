@@ -110,4 +110,40 @@ describe('GET /proxy for a logged-in customer', () => {
     expect(page.body).not.toContain('Your recent orders');
     expect(page.body).toContain('<h2>1Z999AA10123456784</h2>');
   });
+
+  it('after customers/redact the page finds their orders neither by order and e-mail nor from a kept answer', async () => {
+    const byEmail = () => get({ order: '1001', email: 'jane.doe@example.com' });
+    expect((await byEmail()).body).toContain('<h2>Order #1001</h2>');
+    expect((await get({ logged_in_customer_id: '777' })).body).toContain('<h3>Order #1001</h3>');
+    const calls = customerCalls().length;
+
+    // The store erases the customer, then tells the app.
+    fake.setOrders(shop, [
+      { ...upsOrder(2, []), legacyResourceId: '6120000000002', name: '#1002', customerId: '888' },
+    ]);
+    await deliver(app.url, {
+      topic: 'customers/redact',
+      shop,
+      body: {
+        shop_domain: shop,
+        customer: { id: 777, email: 'jane.doe@example.com' },
+        orders_to_redact: [6120000000001],
+      },
+      secret: TEST_SECRET,
+    });
+    await waitFor(
+      'the redact applied',
+      async () =>
+        (await app.database.prisma.complianceRequest.count({
+          where: { shopDomain: shop, topic: 'customers/redact' },
+        })) === 1,
+    );
+    const fulfilment = await app.database.prisma.fulfillment.findFirstOrThrow({ where: { shopId } });
+    expect(fulfilment.customerEmailHash).toBeNull();
+    expect((await byEmail()).body).toContain('tracksync-not-found');
+    // The answer kept for a minute is not used: the store is asked again, and says nothing of #1001.
+    const page = await get({ logged_in_customer_id: '777' });
+    expect(customerCalls()).toHaveLength(calls + 1);
+    expect(page.body).not.toContain('#1001');
+  });
 });

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../helpers/app.js';
+import { devAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
 import {
   horizontalOverflow,
   launchBrowser,
@@ -9,6 +10,8 @@ import {
   type TestPage,
 } from '../helpers/browser.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
+import { ensureShop } from '../../src/shops/shop-repository.js';
+import { installShop } from '../helpers/install.js';
 
 /**
  * The shoppers' tracking page (its whole-document form) in Debian's Chromium, through the store's app
@@ -23,15 +26,24 @@ let current: TestPage | null = null;
 beforeAll(async () => {
   const domain = 'tracking-page.myshopify.com';
   [app, browser] = await Promise.all([
-    startTestApp({ connect: false, runtime: { devAppProxyShop: domain } }),
+    // The dev app proxy runs only with the development secret (the app's, for webhooks too).
+    startTestApp({
+      connect: false,
+      config: {
+        shopify: { apiKey: 'test-api-key', apiSecret: devAppProxySecret, appUrl: 'http://127.0.0.1:3000' },
+      },
+      runtime: { devAppProxyShop: domain },
+    }),
     launchBrowser(),
   ]);
-  // A store not connected yet: its fulfilments are recorded (the parcels not yet scanned).
+  // A store installed, not connected to the service yet: its fulfilments are recorded (not yet scanned).
+  await ensureShop(app.database.prisma, domain);
+  await installShop(app, domain);
   await deliver(app.url, {
     topic: 'fulfillments/create',
     shop: domain,
     body: fixture('fulfillments-create.dhl-two-parcels'),
-    secret: TEST_SECRET,
+    secret: devAppProxySecret,
   });
   await waitFor(
     'the fulfilment recorded',

@@ -4,10 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildAppEnv, killChildApps } from '../helpers/child-app.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
 import {
   callsByKey,
+  confirmationCalls,
   connectShop,
+  describeConfirmations,
   deliverUntilAcked,
   describeProgress,
   forEachConcurrently,
@@ -56,6 +59,8 @@ const lanesWhileArmed = 4;
 
 let emulator: TestEmulator;
 let database: TestDatabase;
+/** The store's Admin API: the app confirms each new fulfilment with it (children: FAKE_STORE_URL). */
+let store: FakeAdminGraphql;
 let env: ChildAppEnv;
 let port: number;
 let encryptionKey: string;
@@ -63,17 +68,20 @@ let encryptionKey: string;
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
   database = await createTestDatabase(provider);
+  store = await startFakeAdminGraphql();
   encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   port = await freePort();
   env = {
     DATABASE_URL: database.url,
     TRACKING_API_BASE_URL: emulator.baseUrl,
     ENCRYPTION_KEY: encryptionKey,
+    FAKE_STORE_URL: store.baseUrl,
   };
 });
 
 afterAll(async () => {
   await killChildApps();
+  await store?.close();
   await database?.cleanup();
   await emulator?.close();
 });
@@ -225,6 +233,7 @@ describe(`kill -9 mid-burst (${provider})`, () => {
       figures.set('  of them created before the kill (answer lost)', answerLost);
       figures.set('get calls (look-ups of unknown outcomes)', gets.calls.length);
       figures.set('failures (failed/dead)', failures.length);
+      figures.set('store calls (fulfilment confirmations)', describeConfirmations(store, shop, total));
       figures.set('settled after the restart in', seconds(settleMs));
       const recoveredMs = await ackedRecovered;
       figures.set(
@@ -255,6 +264,8 @@ describe(`kill -9 mid-burst (${provider})`, () => {
       ).toEqual([]);
       expect(missingFrom(creates.byKey.keys(), new Set(wanted.keys()))).toEqual([]);
       expect(creates.calls).toHaveLength(wanted.size);
+      // Every fulfilment was new to the app: each was confirmed with the store before it was applied.
+      expect(confirmationCalls(store, shop).distinct).toBe(total);
       // Recovery in seconds: the dead process's leases ran out and its work was taken over.
       expect(recoveredMs, 'trackers of acknowledged deliveries still missing').not.toBeNull();
       expect(recoveredMs!).toBeLessThanOrEqual(recoveryBudgetMs);

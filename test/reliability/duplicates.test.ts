@@ -3,11 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildAppEnv, killChildApps } from '../helpers/child-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
 import {
   type AppProcess,
   callsByKey,
+  confirmationCalls,
   connectShop,
+  describeConfirmations,
   describeProgress,
   deliverUntilAcked,
   forEachConcurrently,
@@ -39,6 +42,8 @@ import {
 
 let emulator: TestEmulator;
 let database: TestDatabase;
+/** The store's Admin API: the workers confirm each new fulfilment with it (FAKE_STORE_URL). */
+let store: FakeAdminGraphql;
 let env: ChildAppEnv;
 let encryptionKey: string;
 let web: AppProcess;
@@ -47,11 +52,13 @@ let workers: AppProcess[];
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
   database = await createTestDatabase('postgresql');
+  store = await startFakeAdminGraphql();
   encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   env = {
     DATABASE_URL: database.url,
     TRACKING_API_BASE_URL: emulator.baseUrl,
     ENCRYPTION_KEY: encryptionKey,
+    FAKE_STORE_URL: store.baseUrl,
   };
   web = await startAppProcess('web', env, await freePort());
   workers = [await startAppProcess('worker', env), await startAppProcess('worker', env)];
@@ -59,6 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killChildApps();
+  await store?.close();
   await database?.cleanup();
   await emulator?.close();
 });
@@ -165,6 +173,7 @@ describe('duplicate storm: 1 web + 2 worker processes on PostgreSQL', () => {
       figures.set('create calls', `${creates.calls.length} (max per tracker ${maxLength(creates.byKey)})`);
       figures.set('get calls', gets.calls.length);
       figures.set('failures (failed/dead)', failures.length);
+      figures.set('store calls (fulfilment confirmations)', describeConfirmations(store, shop, total));
 
       // Every process still up.
       expect(children.filter((c) => !c.running()).map((c) => c.output().slice(-2000))).toEqual([]);
@@ -184,5 +193,7 @@ describe('duplicate storm: 1 web + 2 worker processes on PostgreSQL', () => {
       expect(missingFrom(wanted.keys(), remote)).toEqual([]);
       expect(repeated.slice(0, 5).map(([key, calls]) => `${key}: ${calls.length} creates`)).toEqual([]);
       expect(creates.calls).toHaveLength(wanted.size);
+      // Each fulfilment confirmed with the store before it was applied; the later copies found it known.
+      expect(confirmationCalls(store, shop).distinct).toBe(total);
     }));
 });

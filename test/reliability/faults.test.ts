@@ -7,10 +7,13 @@ import { defaultRetryPolicy } from '../../src/tracking/request.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
 import {
   callsByKey,
+  confirmationCalls,
   connectShop,
+  describeConfirmations,
   type FaultedCall,
   forEachConcurrently,
   isAck,
@@ -61,6 +64,8 @@ const clientTimeoutMs = 1_000;
 
 let emulator: TestEmulator;
 let database: TestDatabase;
+/** The store's Admin API (this process's, as the app runs here): it confirms each new fulfilment. */
+let store: FakeAdminGraphql;
 let runtime: Runtime;
 let encryptionKey: string;
 let backoff: BackoffPolicy;
@@ -70,6 +75,7 @@ const maxTrackers = sizes.faultDeliveries * 3;
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
   database = await createTestDatabase(provider);
+  store = await startFakeAdminGraphql();
   const config = testConfig(database.url, emulator.baseUrl, { role: 'all', workerConcurrency: 16 });
   encryptionKey = config.encryptionKey;
   backoff = { baseDelayMs: 50, maxDelayMs: 1_000, maxAttempts: maxAttemptsFor(maxTrackers) };
@@ -84,6 +90,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.close();
+  await store?.close();
   await database?.cleanup();
   await emulator?.close();
 });
@@ -200,9 +207,12 @@ describe(`service faults (${provider})`, () => {
         `${gets.calls.length} (${gets.calls.filter((c) => c.fault !== null).length} faulted)`,
       );
       figures.set('failures (failed/dead)', failures.length);
+      figures.set('store calls (fulfilment confirmations)', describeConfirmations(store, shop, total));
 
       expect(stored).toHaveLength(total);
       expect(stored.filter((d) => d.state !== 'processed')).toEqual([]);
+      // The store was asked about every fulfilment (the faults are the tracking service's, not the store's).
+      expect(confirmationCalls(store, shop).distinct).toBe(total);
 
       // Nothing dead-lettered or failed: every fault here is transient, and the policy allows enough attempts.
       expect(rows).toHaveLength(wanted.size);

@@ -7,6 +7,8 @@ import { createShopRepository } from '../../src/shops/shop-repository.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { type ChildApp, type ChildAppEnv, startChildApp } from '../helpers/child-app.js';
 import type { EmulatorControl, LoggedCall } from '../helpers/emulator.js';
+import type { FakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
+import { installShop } from '../helpers/install.js';
 import { fixture, signedDelivery } from '../helpers/webhooks.js';
 import { childLogLevel, RELIABILITY_SCALE } from './config.js';
 
@@ -319,8 +321,11 @@ export interface ConnectedShop {
 }
 
 /**
- * A new account at the emulator and a shop connected to it: its API key sealed with `encryptionKey` (the
- * app processes' ENCRYPTION_KEY) in the test database, as the settings page would store it.
+ * A new account at the emulator and a shop that installed the app and connected it: its offline session
+ * (test/helpers/install.ts) and its API key, both sealed with `encryptionKey` (the app processes'
+ * ENCRYPTION_KEY) in the test database, as the install and the settings page would store them. The worker
+ * confirms each new fulfilment with the store through that session (src/webhooks/admit-deliveries.ts): the
+ * test's fake store (startFakeAdminGraphql in the test process; children get FAKE_STORE_URL) answers.
  */
 export async function connectShop(
   prisma: DatabaseClient,
@@ -337,7 +342,28 @@ export async function connectShop(
     apiKey,
     appName,
   });
+  await installShop({ database: { prisma }, config: { encryptionKey } }, domain);
   return { id: shop.id, domain, appName };
+}
+
+/** The store calls that confirmed the shop's fulfilments (`nodes(ids:)`), and the ids they asked about. */
+export function confirmationCalls(
+  store: FakeAdminGraphql,
+  shop: ConnectedShop,
+): { calls: number; ids: number; distinct: number } {
+  const asked = store.requests.filter((r) => r.shop === shop.domain && r.operation === 'fulfillmentNodes');
+  const ids = asked.flatMap((r) => (Array.isArray(r.variables.ids) ? r.variables.ids.map(String) : []));
+  return { calls: asked.length, ids: ids.length, distinct: new Set(ids).size };
+}
+
+/** "12 calls for 400 fulfilments (400 ids asked, 400 distinct)". */
+export function describeConfirmations(
+  store: FakeAdminGraphql,
+  shop: ConnectedShop,
+  fulfilments: number,
+): string {
+  const c = confirmationCalls(store, shop);
+  return `${c.calls} calls for ${fulfilments} fulfilments (${c.ids} ids asked, ${c.distinct} distinct)`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

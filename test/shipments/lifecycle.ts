@@ -1,5 +1,5 @@
-import { findCarrier } from '../../src/emulator/carriers.js';
-import { lifecycleSchedule, shipmentSnapshot, type TrackingEvent } from '../../src/emulator/lifecycle.js';
+import { findCarrier } from '../../tools/emulator/carriers.js';
+import { lifecycleSchedule, shipmentSnapshot, type TrackingEvent } from '../../tools/emulator/lifecycle.js';
 
 /**
  * The emulator's lifecycle, read directly (it is a pure function of the tracking number and the times), so

@@ -6,6 +6,7 @@ import type { DatabaseClient } from '../../src/db/client.js';
 import { migrationsDirFor } from '../../src/db/paths.js';
 import {
   attentionMigrationSql,
+  carrierCountMigrationSql,
   compactRollups,
   rollupDeltasMigrationSql,
   rollupMigrationSql,
@@ -42,6 +43,7 @@ describe('the rollup migration', () => {
       ['_shipment_rollups', rollupMigrationSql],
       ['_rollup_deltas', rollupDeltasMigrationSql],
       ['_tracker_attention', attentionMigrationSql],
+      ['_carrier_counts', carrierCountMigrationSql],
     ] as const) {
       for (const provider of ['sqlite', 'postgresql'] as const) {
         const dir = migrationsDirFor(provider);
@@ -69,7 +71,7 @@ describe('after every migration', () => {
             )
           ).map((r) => r.name);
     const expected = [
-      ...`${rollupDeltasMigrationSql(db.provider)}\n${attentionMigrationSql(db.provider)}`.matchAll(
+      ...`${rollupDeltasMigrationSql(db.provider)}\n${attentionMigrationSql(db.provider)}\n${carrierCountMigrationSql(db.provider)}`.matchAll(
         /CREATE TRIGGER "([^"]+)"/g,
       ),
     ].map((m) => m[1]!);
@@ -157,6 +159,25 @@ async function recount(shopId: string) {
   for (const r of await prisma.shipmentCountDelta.findMany({ where: { shopId } }))
     add(key(r.day, r.parcelGroup, r.syncState), r.delta);
   expect(new Map([...actual].filter(([, n]) => n !== 0))).toEqual(expected);
+
+  // Carriers seen: lines and waiting lines per carrier key and spelling.
+  const carriers = new Map<string, number>();
+  const addCarrier = (k: string, n: number) => carriers.set(k, (carriers.get(k) ?? 0) + n);
+  for (const line of lines) {
+    if (line.carrierKey === null || line.carrierName === null) continue;
+    addCarrier(`${line.carrierKey} ${line.carrierName} lines`, 1);
+    if (line.active && !line.trackerId) addCarrier(`${line.carrierKey} ${line.carrierName} waiting`, 1);
+  }
+  const counted = new Map<string, number>();
+  const addCounted = (k: string, n: number) => counted.set(k, (counted.get(k) ?? 0) + n);
+  for (const r of [
+    ...(await prisma.carrierCount.findMany({ where: { shopId } })),
+    ...(await prisma.carrierCountDelta.findMany({ where: { shopId } })),
+  ]) {
+    addCounted(`${r.carrierKey} ${r.carrierName} lines`, r.lines);
+    addCounted(`${r.carrierKey} ${r.carrierName} waiting`, r.waiting);
+  }
+  expect(new Map([...counted].filter(([, n]) => n !== 0))).toEqual(carriers);
 }
 
 /** Tracker.attention and quietSince follow the status table's rules. */
@@ -234,6 +255,13 @@ describe('rollups kept by triggers', () => {
                   trackingNumber: `N${lines.length}`,
                   trackerId,
                   createdAt: new Date(Date.UTC(2026, 10, 20 + o.day, 0, 0, 0, 1)),
+                  // Two spellings of one carrier, another carrier, or none.
+                  ...[
+                    { carrierName: 'DHL', carrierKey: 'dhl' },
+                    { carrierName: 'dhl', carrierKey: 'dhl' },
+                    { carrierName: 'UPS', carrierKey: 'ups' },
+                    {},
+                  ][o.day % 4],
                 },
               });
               lines.push(line.id);

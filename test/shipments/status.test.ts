@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lifecycleSchedule } from '../../src/emulator/lifecycle.js';
+import { lifecycleSchedule } from '../../tools/emulator/lifecycle.js';
 import {
   defaultPollPolicy,
   describeLocation,

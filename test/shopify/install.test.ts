@@ -244,6 +244,11 @@ describe('the page (GET /): token exchange or OAuth', () => {
     expect(exit.text).toContain('app-bridge.js');
     expect(exit.text).toContain(`${APP_URL}/api/auth?shop=${SHOP}`);
     expect(exit.headers['content-security-policy']).toContain(`https://${SHOP}`);
+    // No inline script (the CSP would block it): the app's own script opens the validated URL at the top.
+    expect(exit.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(exit.text).toContain(
+      `<script src="/assets/exit-iframe.js" data-target="${APP_URL}/api/auth?shop=${SHOP}&amp;host=${HOST}"></script>`,
+    );
     const elsewhere = await request(web.app).get(
       `/exitiframe?shop=${SHOP}&redirectUri=${encodeURIComponent('https://evil.example.com/')}`,
     );

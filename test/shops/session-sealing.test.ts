@@ -12,7 +12,7 @@ import { uniqueDomain } from '../helpers/factories.js';
 /**
  * The store's access and refresh tokens are sealed at rest with the ENCRYPTION_KEY keyring (AES-256-GCM,
  * key id beside each ciphertext), like the service API keys: what the database holds — read here from the
- * raw SQLite files, or with raw SQL on PostgreSQL — never contains a token.
+ * raw SQLite files, or the table's file on PostgreSQL, old row versions included — never contains a token.
  */
 
 let db: TestDatabase;
@@ -48,8 +48,13 @@ function offline(shop: string, accessToken: string, refreshToken?: string): Sess
 /** Every byte the database keeps for the Session table, as text. */
 async function rawStorage(): Promise<string> {
   if (db.provider === 'postgresql') {
-    const rows = await db.prisma.$queryRawUnsafe<Array<Record<string, unknown>>>('SELECT * FROM "Session"');
-    return JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+    // The table's file as written to disk (every row version it still holds, dead ones included), read
+    // through the server (pg_read_binary_file: the test server's superuser) after a checkpoint.
+    await db.prisma.$executeRawUnsafe('CHECKPOINT');
+    const [file] = await db.prisma.$queryRawUnsafe<Array<{ bytes: Uint8Array }>>(
+      `SELECT pg_read_binary_file(pg_relation_filepath('"Session"')) AS bytes`,
+    );
+    return Buffer.from(file!.bytes).toString('latin1');
   }
   // SQLite: the database file and its write-ahead log, read as bytes.
   const file = fileURLToPath(db.url.replace(/^file:/, 'file://'));
@@ -60,6 +65,15 @@ async function rawStorage(): Promise<string> {
       .map((f) => readFile(path.join(dir, f))),
   );
   return Buffer.concat(parts).toString('latin1');
+}
+
+/** PostgreSQL: the table's file (a rewrite gives it a new one); SQLite: none. */
+async function tableFile(): Promise<string | null> {
+  if (db.provider !== 'postgresql') return null;
+  const [row] = await db.prisma.$queryRawUnsafe<Array<{ path: string }>>(
+    `SELECT pg_relation_filepath('"Session"') AS path`,
+  );
+  return row!.path;
 }
 
 describe('store tokens at rest', () => {
@@ -100,8 +114,19 @@ describe('store tokens at rest', () => {
     const storage = new PrismaSessionStorage(db.prisma, { keyring });
     expect((await storage.loadSession(`offline_${shop}`))?.accessToken).toBe(access);
 
+    const fileBefore = await tableFile();
     expect(await storage.sealStoredTokens()).toBe(1);
     expect(await storage.sealStoredTokens()).toBe(0); // idempotent
+    if (db.provider === 'postgresql') {
+      // The table was written anew (VACUUM FULL). It keeps a replaced row version only while a transaction
+      // older than the sealing still runs somewhere on the server (other tests'): then it goes at the next
+      // rewrite. Wait for that, rewriting as the pass did.
+      expect(await tableFile()).not.toBe(fileBefore);
+      for (let i = 0; i < 100 && (await rawStorage()).includes(access); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await db.prisma.$executeRawUnsafe('VACUUM FULL "Session"');
+      }
+    }
     const raw = await rawStorage();
     expect(raw).not.toContain(access);
     expect(raw).not.toContain(renew);

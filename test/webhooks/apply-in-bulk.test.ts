@@ -11,6 +11,8 @@ import {
 import { captureLogger } from '../helpers/capture-logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createDelivery, createShop, fulfilmentBody, resetDatabase } from '../helpers/factories.js';
+import { storeHolding } from '../helpers/store-confirmer.js';
+import { ensureShop } from '../../src/shops/shop-repository.js';
 
 /**
  * The busy-day bulk path (apply-in-bulk.ts, applyNewFulfillments) must be invisible: whatever a batch holds,
@@ -48,11 +50,21 @@ afterAll(async () => {
 
 async function resetBoth(): Promise<void> {
   await Promise.all([resetDatabase(dbA.prisma), resetDatabase(dbB.prisma)]);
+  // The shops are installed (deliveries for a shop that is not create nothing).
+  for (const prisma of [dbA.prisma, dbB.prisma])
+    for (const domain of [...SHOP_DOMAINS, 'deliveries-shop.myshopify.com']) await ensureShop(prisma, domain);
   await Promise.all([carriersA.replaceProviders(PROVIDERS), carriersB.replaceProviders(PROVIDERS)]);
 }
 
 function depsA(overrides: Partial<DeliveryProcessorDeps> = {}): DeliveryProcessorDeps {
-  return { prisma: dbA.prisma, carriers: carriersA, logger: silentLogger, owner: 'worker-a', ...overrides };
+  return {
+    prisma: dbA.prisma,
+    carriers: carriersA,
+    logger: silentLogger,
+    owner: 'worker-a',
+    confirmFulfillments: storeHolding(),
+    ...overrides,
+  };
 }
 function depsB(overrides: Partial<DeliveryProcessorDeps> = {}): DeliveryProcessorDeps {
   return {
@@ -60,6 +72,7 @@ function depsB(overrides: Partial<DeliveryProcessorDeps> = {}): DeliveryProcesso
     carriers: carriersB,
     logger: silentLogger,
     owner: 'worker-a',
+    confirmFulfillments: storeHolding(),
     bulk: false,
     ...overrides,
   };
@@ -443,7 +456,11 @@ async function play(
   await resetDatabase(prisma);
   await side.carriers.replaceProviders(PROVIDERS);
   for (const [i, spec] of scenario.shops.entries()) {
-    if (!spec.precreate) continue;
+    // A shop is installed before its store sends anything: one not "precreated" has the defaults.
+    if (!spec.precreate) {
+      await ensureShop(prisma, SHOP_DOMAINS[i]!);
+      continue;
+    }
     const shop = await createShop(prisma, {
       domain: SHOP_DOMAINS[i]!,
       createOnFulfillment: spec.createOnFulfillment,
@@ -567,7 +584,7 @@ describe('bulk apply, examples', () => {
       });
       expect(d.processedAt).toBeInstanceOf(Date);
     }
-    expect(await dbA.prisma.shop.count()).toBe(4);
+    expect(await dbA.prisma.shop.count()).toBe(5); // the four, and the default delivery shop (none made by deliveries)
     expect(await dbA.prisma.fulfillment.count()).toBe(40);
     const trackers = await dbA.prisma.tracker.findMany();
     expect(trackers).toHaveLength(80);

@@ -20,6 +20,7 @@ import {
 } from '../helpers/factories.js';
 import { createTestWebApp } from '../helpers/web-app.js';
 import { fixture, signedDelivery } from '../helpers/webhooks.js';
+import { storeHolding } from '../helpers/store-confirmer.js';
 
 /**
  * The platform signs the body only; X-Shopify-Topic and X-Shopify-Shop-Domain are not signed. A captured,
@@ -52,7 +53,13 @@ function post(topic: string, shop: string, body: string) {
 
 const work = () =>
   processDeliveries(
-    { prisma: db.prisma, carriers: createCarrierRepository(db.prisma), logger: silentLogger, owner: 'test' },
+    {
+      prisma: db.prisma,
+      carriers: createCarrierRepository(db.prisma),
+      logger: silentLogger,
+      owner: 'test',
+      confirmFulfillments: storeHolding(),
+    },
     100,
   );
 

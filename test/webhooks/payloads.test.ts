@@ -174,6 +174,14 @@ describe('fulfillmentPayload other fields', () => {
     expect(fulfillmentPayload.safeParse(fulfilmentBody({ status: ' ' })).success).toBe(false);
   });
 
+  it('stores the status without NUL or a lone surrogate (the body is kept, not refused)', () => {
+    expect(fulfillmentPayload.parse(fulfilmentBody({ status: 'Can\u0000celled' })).status).toBe('cancelled');
+    expect(fulfillmentPayload.parse(fulfilmentBody({ status: 'success\ud800' })).status).toBe(
+      'success\ufffd',
+    );
+    expect(fulfillmentPayload.safeParse(fulfilmentBody({ status: '\u0000' })).success).toBe(false);
+  });
+
   it('takes updated_at, else created_at, else null; refuses a bad timestamp', () => {
     expect(
       fulfillmentPayload.parse(fulfilmentBody({ updatedAt: null, createdAt: '2026-01-02T03:04:05Z' }))

@@ -6,6 +6,8 @@ import { type DeliveryProcessorDeps, processDeliveries } from '../../src/webhook
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createDelivery, fulfilmentBody, resetDatabase } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
+import { storeHolding } from '../helpers/store-confirmer.js';
+import { ensureShop } from '../../src/shops/shop-repository.js';
 
 const SHOP = 'deliveries-shop.myshopify.com';
 
@@ -24,13 +26,22 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await resetDatabase(db.prisma);
+  // Installed: deliveries for a shop that has not installed the app create nothing.
+  await ensureShop(db.prisma, SHOP);
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 function deps(overrides: Partial<DeliveryProcessorDeps> = {}): DeliveryProcessorDeps {
-  return { prisma: db.prisma, carriers, logger: silentLogger, owner: 'worker-a', ...overrides };
+  return {
+    prisma: db.prisma,
+    carriers,
+    logger: silentLogger,
+    owner: 'worker-a',
+    confirmFulfillments: storeHolding(),
+    ...overrides,
+  };
 }
 
 describe('processDeliveries', () => {
@@ -51,7 +62,7 @@ describe('processDeliveries', () => {
     expect(row.processedAt).toBeInstanceOf(Date);
 
     const shop = await db.prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
-    expect(shop.pausedReason).toBe('not_connected'); // first heard of through this delivery
+    expect(shop.pausedReason).toBe('not_connected'); // installed, not connected to the service yet
     expect(await db.prisma.fulfillment.count({ where: { shopId: shop.id } })).toBe(1);
     const trackers = await db.prisma.tracker.findMany({ where: { shopId: shop.id } });
     expect(trackers).toEqual([

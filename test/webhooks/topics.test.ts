@@ -7,6 +7,7 @@ import { applyDelivery } from '../../src/webhooks/topics/index.js';
 import type { TopicResult } from '../../src/webhooks/topics/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createDelivery, fulfilmentBody, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { storeHolding } from '../helpers/store-confirmer.js';
 
 let db: TestDatabase;
 
@@ -318,7 +319,13 @@ describe('app/uninstalled', () => {
       data: { state: 'processed' },
     });
     const stats = await processDeliveries(
-      { prisma: db.prisma, carriers: createCarrierRepository(db.prisma), logger: silentLogger, owner: 't' },
+      {
+        prisma: db.prisma,
+        carriers: createCarrierRepository(db.prisma),
+        logger: silentLogger,
+        owner: 't',
+        confirmFulfillments: storeHolding(),
+      },
       10,
     );
     expect(stats).toMatchObject({ claimed: 1, applied: 1 });

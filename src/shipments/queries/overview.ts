@@ -1,24 +1,29 @@
 import type { DatabaseClient } from '../../db/client.js';
+import { countOf, queryRows, SqlParams } from '../../db/sql.js';
 
 /** The Overview's own figures (the others come from the lists they link to). */
 
-/** The tracking-page links of the shop's fulfilments wanting `wanted`, per state, and the latest problem. */
+/**
+ * The tracking-page links of the shop's fulfilments wanting `wanted`, per state, and the latest problem:
+ * one statement (the problem rides on each state's row).
+ */
 export async function trackingLinkProgress(
   prisma: DatabaseClient,
   shopId: string,
   wanted: 'store' | 'carrier',
 ): Promise<{ byState: Map<string, number>; problem: string | null }> {
-  const [groups, problem] = await Promise.all([
-    prisma.storeTrackingLink.groupBy({ by: ['state'], where: { shopId, wanted }, _count: { _all: true } }),
-    prisma.storeTrackingLink.findFirst({
-      where: { shopId, wanted, error: { not: null }, state: { in: ['pending', 'failed'] } },
-      orderBy: { updatedAt: 'desc' },
-      select: { error: true },
-    }),
-  ]);
+  const p = SqlParams.for(prisma);
+  const scope = `"shopId" = ${p.text(shopId)} AND "wanted" = ${p.text(wanted)}`;
+  const latestProblem = `(SELECT k."error" FROM "StoreTrackingLink" AS k WHERE k."shopId" = ${p.text(shopId)} AND k."wanted" = ${p.text(wanted)}
+      AND k."error" IS NOT NULL AND k."state" IN ('pending', 'failed') ORDER BY k."updatedAt" DESC LIMIT 1)`;
+  const rows = await queryRows<{ state: string; n: unknown; problem: string | null }>(
+    prisma,
+    `SELECT "state", COUNT(*) AS "n", ${latestProblem} AS "problem" FROM "StoreTrackingLink" WHERE ${scope} GROUP BY "state"`,
+    p,
+  );
   return {
-    byState: new Map(groups.map((g) => [g.state, g._count._all])),
-    problem: problem?.error ?? null,
+    byState: new Map(rows.map((r) => [r.state, countOf(r.n)])),
+    problem: rows.find((r) => r.problem !== null)?.problem ?? null,
   };
 }
 

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
+import { storableString } from '../../db/storable-text.js';
 import { refreshCarriers } from '../../jobs/refresh-carriers.js';
 import type { Logger } from '../../logger.js';
 import type { TrackingClient } from '../../tracking/client.js';
 import type { ShippingProvider } from '../../tracking/types.js';
+import { safeReason } from '../../errors/safe-reason.js';
 
 export const carrierListQuery = z.object({
-  search: z.string().trim().max(100).optional(),
+  search: storableString().trim().max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 export type CarrierListQuery = z.output<typeof carrierListQuery>;
@@ -26,10 +28,7 @@ export async function searchCarriers(
       await refreshCarriers(deps);
       providers = await deps.carriers.providers();
     } catch (error) {
-      deps.logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'carrier list empty and not refreshed',
-      );
+      deps.logger.warn({ err: safeReason(error) }, 'carrier list empty and not refreshed');
     }
   }
   const wanted = query.search?.toLowerCase() ?? '';

@@ -3,25 +3,26 @@ import { seenCarriers } from '../../carriers/carrier-queries.js';
 import { type CarrierRepository, carrierOverrides } from '../../carriers/carrier-repository.js';
 import type { CarrierMatch } from '../../carriers/match.js';
 import type { DatabaseClient } from '../../db/client.js';
+import { storableString } from '../../db/storable-text.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 
 export interface SeenCarrier {
-  /** The newest raw name the store sent for this carrier (names are grouped after folding). */
+  /** The spelling the store sent most often for this carrier (names are grouped after folding). */
   name: string;
   mappedTo: string | null;
   /** The service's label of mappedTo (from the cached carrier list; the slug when the list lacks it). */
   mappedLabel: string | null;
   source: CarrierMatch['source'];
-  /** Fulfilments whose lines carry this name. */
-  fulfillments: number;
+  /** The shop's shipments (parcels) with this carrier. */
+  shipments: number;
   /** Active lines with this name still waiting for a carrier (no tracker yet). */
   waiting: number;
 }
 
 export const seenCarriersQuery = z.object({
   /** The cursor a previous page gave as `next`. */
-  after: z.string().max(200).optional(),
+  after: storableString().max(200).optional(),
 });
 export type SeenCarriersQuery = z.output<typeof seenCarriersQuery>;
 
@@ -49,7 +50,7 @@ export async function listSeenCarriers(
     mappedTo: match.slug,
     mappedLabel: match.slug === null ? null : (labels.get(match.slug) ?? match.slug),
     source: match.source,
-    fulfillments: row.fulfillments,
+    shipments: row.shipments,
     waiting: row.waiting,
   }));
   carriers.sort(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam } from '../../db/keyset-cursor.js';
+import { storableString } from '../../db/storable-text.js';
 import {
   countFailed,
   type FailedDelivery,
@@ -137,7 +138,7 @@ function deliveryView(d: FailedDelivery): FailedDeliveryView {
   return { id: d.id, topic: d.topic, error: d.error, receivedAt: d.receivedAt };
 }
 
-const ids = z.array(z.string().trim().min(1).max(100)).max(1000);
+const ids = z.array(storableString().trim().min(1).max(100)).max(1000);
 
 export const retryBody = z.object({ trackerIds: ids.optional(), deliveryIds: ids.optional() });
 export type RetryBody = z.output<typeof retryBody>;

@@ -3,6 +3,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
+import { storableString } from '../../db/storable-text.js';
+import { describeError, newErrorId } from '../../errors/error-log.js';
 import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
@@ -41,7 +43,9 @@ export interface PageApiDeps {
   appUrl: string;
 }
 
-const trackerIdParam = z.string().min(1).max(100);
+/** A tracker id in the path: text the database cannot take is refused (400); anything else unknown is 404. */
+const trackerIdParams = z.object({ trackerId: storableString() });
+const trackerIdMaxLength = 100;
 
 /**
  * The merchant's pages' JSON API, mounted behind the session-token middleware, which puts the verified shop
@@ -150,8 +154,11 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.get('/shipments/:trackerId', async (req, res) => {
-    const id = parseInput(trackerIdParam, req.params.trackerId);
-    const detail = id.ok ? await getShipmentDetail(deps, shopOf(res), id.value) : null;
+    const params = parseInput(trackerIdParams, req.params);
+    if (!params.ok) return invalid(res, params.issues);
+    const id = params.value.trackerId;
+    const detail =
+      id !== '' && id.length <= trackerIdMaxLength ? await getShipmentDetail(deps, shopOf(res), id) : null;
     if (detail) res.json(detail);
     else res.status(404).json({ error: 'not_found' });
   });
@@ -224,15 +231,20 @@ export function createPageApi(deps: PageApiDeps): express.Router {
       res.status(status).json({ error: 'bad_request' });
       return;
     }
-    // Never the body (it may hold the API key) nor a whole error (Prisma's repeat their arguments).
-    deps.logger.error({ method: req.method, path: req.path, err: describeError(error) }, 'page API failed');
+    // Never the body (it may hold the API key) nor a whole error (Prisma's repeat their arguments); an
+    // id the answer carries too, so the merchant's report leads to this line.
+    const errorId = newErrorId();
+    deps.logger.error(
+      { errorId, method: req.method, path: req.path.slice(0, 200), error: describeError(error) },
+      'page API failed',
+    );
     // A stream (the CSV) already under way cannot turn into an error answer: cut it, so it is not taken
     // for a whole file.
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.status(500).json({ error: 'internal_error' });
+    res.status(500).json({ error: 'internal_error', errorId });
   });
 
   return router;
@@ -243,20 +255,4 @@ function clientErrorStatus(error: unknown): number | null {
   const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown } | null;
   const status = candidate?.status ?? candidate?.statusCode;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
-}
-
-/** The error's name, code and first line of its message, cut short: enough to find it, not its data. */
-function describeError(error: unknown): { name: string; code?: string; message: string } {
-  if (!(error instanceof Error)) return { name: typeof error, message: 'non-error thrown' };
-  const firstLine =
-    error.message
-      .split('\n')
-      .map((l) => l.trim())
-      .find((l) => l !== '') ?? '';
-  const code = (error as { code?: unknown }).code;
-  return {
-    name: error.name,
-    ...(typeof code === 'string' ? { code } : {}),
-    message: firstLine.slice(0, 200),
-  };
 }

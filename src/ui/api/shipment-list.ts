@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import { encodeCursor, keysetCursorParam } from '../../db/keyset-cursor.js';
+import { storableString } from '../../db/storable-text.js';
 import {
   cursorOf,
   type LineWithTracker,
@@ -31,8 +32,7 @@ import { type LastEventView, lastEventOf, type StatusTone, statusView } from './
 /** Rows on one page of the list. */
 export const shipmentsPerPage = 50;
 
-const day = z
-  .string()
+const day = storableString()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
   .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'must be a real date');
 
@@ -50,12 +50,7 @@ const encodePosition = (position: ShipmentCursor) =>
 
 export const shipmentsQuery = z
   .object({
-    search: z
-      .string()
-      .trim()
-      .max(100)
-      .refine((s) => !s.includes('\0'), 'must not contain NUL')
-      .optional(),
+    search: storableString().trim().max(100).optional(),
     parcel: z.enum(parcelGroups).optional(),
     sync: z.enum(syncFilters).optional(),
     from: day.optional(),

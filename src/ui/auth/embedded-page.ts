@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import { authPath, type TracksyncShopify } from '../../shopify/api.js';
 import { type OfflineTokenExchange, offlineTokenExchange, recordInstall } from '../../shopify/install.js';
 import { myshopifyDomain, verifySessionToken } from './session-token.js';
+import { safeReason } from '../../errors/safe-reason.js';
 
 /** App Bridge, from Shopify's CDN (it must be loaded from there). */
 export const APP_BRIDGE_URL = 'https://cdn.shopify.com/shopifycloud/app-bridge.js';
@@ -124,10 +125,7 @@ export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
         renderAppBridgeBounce(res, shopify.api.config.apiKey);
         return;
       }
-      logger.error(
-        { shop, err: error instanceof Error ? error.message : String(error) },
-        'token exchange failed',
-      );
+      logger.error({ shop, err: safeReason(error) }, 'token exchange failed');
       res.status(502).type('text/plain').send('The store did not grant the app access; reload to try again.');
       return;
     }
@@ -168,12 +166,22 @@ export function renderAppBridgeBounce(res: Response, apiKey: string): void {
     );
 }
 
+/** GET /exitiframe's redirect, a file of the page's bundle (src/ui/page/exit-iframe.ts). */
+export const EXIT_IFRAME_SCRIPT = '/assets/exit-iframe.js';
+
 /**
  * GET /exitiframe: where the library sends an embedded request that needs OAuth (redirectToAuth with
- * embedded=1). OAuth cannot run inside the admin's iframe, so App Bridge opens the URL at the top.
- * Only our own /api/auth URL is followed (no open redirect).
+ * embedded=1). OAuth cannot run inside the admin's iframe, so the URL is opened at the top: App Bridge
+ * first (in the admin it carries `window.open(url, '_top')` out of the frame), then the app's own script
+ * (EXIT_IFRAME_SCRIPT), which opens the URL it is given in `data-target`. The page's CSP allows no inline
+ * script, so nothing here is inline; a link does the same by hand should no script run. Only our own
+ * /api/auth URL is followed (no open redirect).
  */
-export function exitIframe(shopify: TracksyncShopify): RequestHandler {
+export function exitIframe(
+  shopify: TracksyncShopify,
+  options: { appBridgeUrl?: string } = {},
+): RequestHandler {
+  const appBridgeUrl = escapeHtml(options.appBridgeUrl ?? APP_BRIDGE_URL);
   return (req, res) => {
     const shop = myshopifyDomain(req.query.shop);
     setFrameAncestors(res, shop);
@@ -184,15 +192,18 @@ export function exitIframe(shopify: TracksyncShopify): RequestHandler {
       return;
     }
     const apiKey = escapeHtml(shopify.api.config.apiKey);
-    const targetJson = JSON.stringify(target).replace(/</g, '\\u003c');
+    const href = escapeHtml(target);
     res
       .status(200)
       .set('Cache-Control', 'no-store')
+      .set('X-Content-Type-Options', 'nosniff')
       .type('text/html')
       .send(
-        `<!doctype html><meta name="shopify-api-key" content="${apiKey}">` +
-          `<script data-api-key="${apiKey}" src="${APP_BRIDGE_URL}"></script>` +
-          `<script>window.open(${targetJson}, '_top');</script>`,
+        `<!doctype html><html lang="en"><meta charset="utf-8"><title>Tracksync</title>` +
+          `<meta name="shopify-api-key" content="${apiKey}">` +
+          `<script data-api-key="${apiKey}" src="${appBridgeUrl}"></script>` +
+          `<script src="${EXIT_IFRAME_SCRIPT}" data-target="${href}"></script>` +
+          `<p><a href="${href}" target="_top">Continue to Tracksync</a></p>`,
       );
   };
 }

@@ -1,3 +1,4 @@
+import { customerEmailHash, plausibleEmail } from '../../proxy/email-hash.js';
 import type { TopicContext, TopicHandler } from './types.js';
 
 /**
@@ -36,11 +37,32 @@ export const handleCustomersDataRequest: TopicHandler<'customers/data_request'> 
   };
 };
 
-/** customers/redact: forgets the destination of the customer's orders and any body still mentioning them. */
+/**
+ * customers/redact: forgets the destination of the customer's orders and any body still mentioning them,
+ * and everything that finds their orders on the shoppers' page: the e-mail hash of the orders named and
+ * of every other fulfilment with the customer's e-mail, and (through the shop's `customersRedactedAt`)
+ * the page's cached answers of which orders a logged-in customer has.
+ */
 export const handleCustomersRedact: TopicHandler<'customers/redact'> = async (ctx, request) => {
   const orders = request.orders_to_redact;
   const shop = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain } });
   let lines = 0;
+  let emails = 0;
+  if (shop) {
+    const email = plausibleEmail(request.customer?.email);
+    const byEmail = email ? [{ customerEmailHash: customerEmailHash(shop.id, email) }] : [];
+    emails = (
+      await ctx.tx.fulfillment.updateMany({
+        where: {
+          shopId: shop.id,
+          customerEmailHash: { not: null },
+          OR: [{ orderId: { in: orders } }, ...byEmail],
+        },
+        data: { customerEmailHash: null },
+      })
+    ).count;
+    await ctx.tx.shop.update({ where: { id: shop.id }, data: { customersRedactedAt: new Date() } });
+  }
   if (shop && orders.length > 0) {
     const redacted = { postalCode: null, destinationCountry: null };
     lines = (
@@ -65,10 +87,13 @@ export const handleCustomersRedact: TopicHandler<'customers/redact'> = async (ct
     data: {
       shopDomain: ctx.shopDomain,
       topic: 'customers/redact',
-      summary: JSON.stringify({ orders, lines, bodies, answers }),
+      summary: JSON.stringify({ orders, lines, emails, bodies, answers }),
     },
   });
-  return { kind: 'applied', detail: `redacted ${lines} tracking line(s) and ${bodies} stored body(ies)` };
+  return {
+    kind: 'applied',
+    detail: `redacted ${lines} tracking line(s), ${emails} fulfilment e-mail(s) and ${bodies} stored body(ies)`,
+  };
 };
 
 /**
@@ -169,6 +194,8 @@ export const handleShopRedact: TopicHandler<'shop/redact'> = async (ctx) => {
     await ctx.tx.deliveryCount.deleteMany({ where: { shopId: shopRow.id } });
     await ctx.tx.shipmentCountDelta.deleteMany({ where: { shopId: shopRow.id } });
     await ctx.tx.deliveryCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+    await ctx.tx.carrierCount.deleteMany({ where: { shopId: shopRow.id } });
+    await ctx.tx.carrierCountDelta.deleteMany({ where: { shopId: shopRow.id } });
   }
   const deliveries = (
     await ctx.tx.webhookDelivery.updateMany({ where: { shopDomain: ctx.shopDomain }, data: { payload: '' } })

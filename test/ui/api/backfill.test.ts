@@ -64,6 +64,8 @@ describe('page API: backfill', () => {
 
   it('a store without an offline session: the job fails with the reason, and starting again resumes it', async () => {
     const shop = await api.connectedShop(uniqueName('bf-nosession'));
+    // Its offline session lost (the platform's token revoked, or never stored).
+    await api.app.database.prisma.session.deleteMany({ where: { shop: shop.domain } });
     const first = await api.as(shop.domain).post('/backfill', { days: 5 });
     expect(first.status).toBe(200);
     let job: { state: string; error: string | null } | null = null;

@@ -12,8 +12,7 @@ beforeAll(async () => {
     trackingNumbers: ['SPEEDY-0001', 'SPEEDY-0002'],
     carrier: 'Speedy Parcels Ltd',
   });
-  // Applied one after the other, so the second spelling is the newer one (fulfilments queued together are
-  // applied in one multi-row insert, with one timestamp).
+  // Two spellings of one carrier: the first on two parcels, the second on one.
   await api.settled(shop.domain);
   await api.fulfil(shop.domain, { trackingNumbers: ['SPEEDY-0003'], carrier: 'speedy parcels ltd.' });
   await api.fulfil(shop.domain, { trackingNumbers: ['AZ0000001'], carrier: 'Aramex' });
@@ -25,18 +24,18 @@ afterAll(async () => {
 });
 
 describe('GET /carriers/seen', () => {
-  it('lists every carrier name of the shop, unmapped first, with fulfilments and waiting lines', async () => {
+  it('lists every carrier name of the shop, unmapped first, with its shipments and waiting lines', async () => {
     const res = await api.as(shop.domain).get('/carriers/seen');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       carriers: [
-        // Two spellings fold to one carrier; the newest raw name is shown.
+        // Two spellings fold to one carrier; the one with the most shipments is shown.
         {
-          name: 'speedy parcels ltd.',
+          name: 'Speedy Parcels Ltd',
           mappedTo: null,
           mappedLabel: null,
           source: 'none',
-          fulfillments: 2,
+          shipments: 3,
           waiting: 3,
         },
         {
@@ -44,7 +43,7 @@ describe('GET /carriers/seen', () => {
           mappedTo: 'aramex',
           mappedLabel: 'Aramex',
           source: 'platform-name',
-          fulfillments: 1,
+          shipments: 1,
           waiting: 0,
         },
         {
@@ -52,7 +51,7 @@ describe('GET /carriers/seen', () => {
           mappedTo: 'ups',
           mappedLabel: 'UPS',
           source: 'platform-name',
-          fulfillments: 1,
+          shipments: 1,
           waiting: 0,
         },
       ],
@@ -146,17 +145,17 @@ describe('PUT /carriers/mapping', () => {
 
     const seen = await api.as(shop.domain).get('/carriers/seen');
     expect(seen.body.carriers[1]).toEqual({
-      name: 'speedy parcels ltd.',
+      name: 'Speedy Parcels Ltd',
       mappedTo: 'dhl-express',
       mappedLabel: expect.stringContaining('DHL'),
       source: 'override',
-      fulfillments: 2,
+      shipments: 3,
       waiting: 0,
     });
     // All mapped now: by name only.
     expect(seen.body.carriers.map((c: { name: string }) => c.name)).toEqual([
       'Aramex',
-      'speedy parcels ltd.',
+      'Speedy Parcels Ltd',
       'UPS',
     ]);
   });

@@ -32,7 +32,7 @@ describe('unexpected failures', () => {
     const { http, logs } = appWith({ shops: failing as unknown as PageApiDeps['shops'] });
     const res = await request(http).get('/api/shop');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: 'internal_error' });
+    expect(res.body).toEqual({ error: 'internal_error', errorId: expect.stringMatching(/^[0-9a-f]{16}$/) });
     const put = await request(http).put('/api/settings').send({ createOnFulfillment: true, apiKey: secret });
     expect(put.status).toBe(400); // unknown field: refused before anything runs
     const conn = await request(http)
@@ -40,7 +40,11 @@ describe('unexpected failures', () => {
       .send({ name: 'UPS', slug: 'ups', apiKey: secret });
     expect(conn.status).toBe(500);
     expect(logs.lines.length).toBeGreaterThan(0);
-    expect(logs.records[0]).toMatchObject({ msg: 'page API failed', path: '/shop' });
+    expect(logs.records[0]).toMatchObject({
+      msg: 'page API failed',
+      path: '/shop',
+      errorId: res.body.errorId,
+    });
     for (const line of logs.lines) expect(line).not.toContain(secret);
   });
 

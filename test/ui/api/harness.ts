@@ -11,6 +11,7 @@ import {
   fulfilmentBody,
   nextSeq,
 } from '../../helpers/factories.js';
+import { installStore } from '../../helpers/install.js';
 
 /**
  * The page API mounted as the app mounts it (under /api), behind a stand-in for the session-token
@@ -122,6 +123,8 @@ export async function startPageApi(): Promise<PageApiHarness> {
         balance: account.balance ?? 1000,
         https: account.https ?? true,
       });
+      // Installed first (the shop's row and its offline session), then connected on Settings.
+      await installStore(app, domain);
       const res = await as(domain).put('/connection', { appName, apiKey });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const row = await prisma.shop.findUniqueOrThrow({ where: { domain } });

@@ -83,7 +83,7 @@ describe("reads with shop A's identity", () => {
       'PostNL',
       'UPS',
     ]);
-    expect(res.body.carriers[0]).toMatchObject({ waiting: 1, fulfillments: 1 });
+    expect(res.body.carriers[0]).toMatchObject({ waiting: 1, shipments: 1 });
   });
 
   it("GET /shipments lists only A's orders; B's numbers and orders are not found", async () => {

@@ -385,7 +385,7 @@ export const settingsPage: PageModule = (context) => {
           null,
           h('s-table-header', { listSlot: 'primary' }, 'Carrier name in your store'),
           h('s-table-header', { listSlot: 'labeled' }, 'Tracking service carrier'),
-          h('s-table-header', { listSlot: 'labeled', format: 'numeric' }, 'Fulfilments'),
+          h('s-table-header', { listSlot: 'labeled', format: 'numeric' }, 'Shipments'),
           h('s-table-header', { listSlot: 'inline' }, ''),
         ),
         body,
@@ -433,7 +433,7 @@ export const settingsPage: PageModule = (context) => {
       { data: { carrier: carrier.name } },
       h('s-table-cell', null, h('s-text', { type: 'strong' }, carrier.name)),
       h('s-table-cell', null, matched, editor),
-      h('s-table-cell', null, formatCount(carrier.fulfillments)),
+      h('s-table-cell', null, formatCount(carrier.shipments)),
       h('s-table-cell', null, choose),
     );
   }

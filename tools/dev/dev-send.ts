@@ -4,10 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { formatTable } from '../cli/output.js';
-import { ConfigError, loadDevSettings, loadDotEnvFile } from '../config.js';
+import { formatTable } from '../../src/cli/output.js';
+import { ConfigError, loadDevSettings, loadDotEnvFile } from '../../src/config.js';
 import { demoAccount } from '../emulator/state.js';
-import { webhookHeaders } from '../webhooks/sign.js';
+import { webhookHeaders } from '../../src/webhooks/sign.js';
 import { devShopDomain, fixtureNames, fixturePath, fixturesDir, topicForFixture } from './dev-tools.js';
 
 const usage = [

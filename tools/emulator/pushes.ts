@@ -5,7 +5,7 @@
  * with backoff. Push faults (drop, duplicate, reorder, delay) come from the fault plan; every attempt is in
  * the call log as operation `push`.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { CallLogEntry } from './call-log.js';
 import { shipmentData } from './operations.js';
 import type { Account, EmulatorState, Tracker } from './state.js';

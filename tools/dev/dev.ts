@@ -5,20 +5,28 @@
  * installed, ready for `npm run dev:send`, the page and the CLI.
  */
 import path from 'node:path';
-import { ConfigError, devEnvFilePath, loadAppConfig, loadDevSettings, loadDotEnvFile } from '../config.js';
-import { redactUrl } from '../db/provider.js';
+import {
+  ConfigError,
+  devEnvFilePath,
+  loadAppConfig,
+  loadDevSettings,
+  loadDotEnvFile,
+} from '../../src/config.js';
+import { redactUrl } from '../../src/db/provider.js';
 import { type RunningEmulator, startEmulator } from '../emulator/server.js';
 import { demoAccount } from '../emulator/state.js';
-import { ensurePushToken, statusPushPath, statusPushUrl } from '../status-pushes/token.js';
-import { createLogger } from '../logger.js';
-import { connectShop } from '../shops/connect-shop.js';
-import { parseKeyring } from '../shops/crypto.js';
-import type { FakeAdminGraphql } from '../dev/fake-store-admin.js';
+import { ensurePushToken, statusPushPath, statusPushUrl } from '../../src/status-pushes/token.js';
+import { createLogger } from '../../src/logger.js';
+import { connectShop } from '../../src/shops/connect-shop.js';
+import { parseKeyring } from '../../src/shops/crypto.js';
+import type { FakeAdminGraphql } from './fake-store-admin.js';
 import { devPageUrl, devTokenHours, installDevShop, startDevStore, writeDevEnvFile } from './dev-store.js';
 import { devShopDomain } from './dev-tools.js';
-import { defaultPollPolicy, scalePollPolicy } from '../shipments/status.js';
-import { watchPage } from '../ui/page-build.js';
-import { type Runtime, startRuntime } from './runtime.js';
+import { defaultPollPolicy, scalePollPolicy } from '../../src/shipments/status.js';
+import { setServiceClock } from '../../src/shipments/read-bounds.js';
+import { watchPage } from '../../src/ui/page-build.js';
+import { assertDevAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 
 async function main(): Promise<void> {
   loadDotEnvFile();
@@ -28,6 +36,8 @@ async function main(): Promise<void> {
     ...dev.env,
     TRACKING_API_BASE_URL: dev.trackingApiBaseUrl ?? 'http://127.0.0.1:4010/v1',
   });
+  // The store's app proxy played locally signs with the app's secret: only the development one.
+  assertDevAppProxySecret(config.shopify.apiSecret);
   const logger = createLogger({ level: config.logLevel, name: 'tracksync-dev' });
 
   let emulator: RunningEmulator | null = null;
@@ -72,6 +82,9 @@ async function main(): Promise<void> {
         logger: logger.child({ component: 'emulator' }),
       });
       config.trackingApiBaseUrl = emulator.baseUrl;
+      // Its clock runs fast: its events are judged by its time, not refused as dated ahead of ours.
+      const { clock } = emulator.state;
+      setServiceClock(() => clock.nowMs());
     }
     // With the local emulator's clock running fast, statuses are read as often in its time as they would
     // be in real time, so the page shows parcels moving.

@@ -19,7 +19,7 @@ export const accountSchema = z.strictObject({
   plan: z.string().min(1).default('Free'),
   balance: z.number().int().min(0).default(100),
   https: z.boolean().default(true),
-  /** The account's tracking webhook: every new tracking event is POSTed there (src/emulator/pushes.ts). */
+  /** The account's tracking webhook: every new tracking event is POSTed there (tools/emulator/pushes.ts). */
   webhookUrl: webhookUrl.nullable().default(null),
 });
 export type Account = z.output<typeof accountSchema>;

@@ -1,5 +1,5 @@
 /**
- * `npx tsx src/app/dev-page.ts [--shop <domain>] [--hours <n>] [--port <n>]`: a fresh URL of the settings
+ * `npx tsx tools/dev/dev-page.ts [--shop <domain>] [--hours <n>] [--port <n>]`: a fresh URL of the settings
  * page outside the store admin, against `npm run dev` (its database, dev secret and emulator). `npm run
  * dev` prints one when it starts; this makes another (another shop, a longer token, another port).
  *
@@ -10,14 +10,14 @@
  * accepts launch tokens of up to devTokenHours.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadDevSettings, loadDotEnvFile } from '../config.js';
-import { createDatabase } from '../db/client.js';
-import { parseKeyring } from '../shops/crypto.js';
-import { myshopifyDomain } from '../ui/auth/session-token.js';
+import { ConfigError, loadDevSettings, loadDotEnvFile } from '../../src/config.js';
+import { createDatabase } from '../../src/db/client.js';
+import { parseKeyring } from '../../src/shops/crypto.js';
+import { myshopifyDomain } from '../../src/ui/auth/session-token.js';
 import { devPageUrl, devTokenHours, installDevShop } from './dev-store.js';
 import { devShopDomain } from './dev-tools.js';
 
-const usage = 'Usage: npx tsx src/app/dev-page.ts [--shop <domain>] [--hours <n>] [--port <n>]';
+const usage = 'Usage: npx tsx tools/dev/dev-page.ts [--shop <domain>] [--hours <n>] [--port <n>]';
 
 function readArgs(argv: string[]): { shop: string; hours: number; port: string | undefined } {
   let values: { shop?: string; hours?: string; port?: string };

@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { setShopifyFetch } from '../shopify/fetch-seam.js';
-import type { GraphqlOrder } from '../jobs/backfill.js';
-import { appScopes } from '../shopify/api.js';
+import { setShopifyFetch } from '../../src/shopify/fetch-seam.js';
+import type { GraphqlOrder } from '../../src/jobs/backfill.js';
+import { appScopes } from '../../src/shopify/api.js';
 
 /**
  * A local stand-in for the stores' Admin GraphQL API, reached the way test/shopify/fake-shopify.ts reaches
@@ -25,7 +25,9 @@ import { appScopes } from '../shopify/api.js';
  *   like the event's (a Fulfillment GID, only FulfillmentTrackingInput's fields, URLs), the tracking info
  *   recorded per fulfilment (`trackingInfo`); an undeclared fulfilment gets userErrors;
  * - `fulfillment(id) { events(...) { nodes { status happenedAt } } }` (scope read_fulfillments), honouring
- *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`.
+ *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`;
+ * - `nodes(ids:) { ... on Fulfillment { id } }` (scope read_fulfillments): the fulfilments the store holds
+ *   (those the test declared, or every one asked about when none were declared), `null` for the others.
  *
  * Scopes are those of the access token (tests grant them; any other token has the app's scopes). A write
  * scope implies its read scope, as on the platform. A missing scope is a GraphQL error with
@@ -49,6 +51,7 @@ export type AdminOperation =
   | 'fulfillmentEventCreate'
   | 'fulfillmentEvents'
   | 'fulfillmentTrackingInfoUpdate'
+  | 'fulfillmentNodes'
   | 'unknown';
 
 /** A fulfilment's tracking info as the fake store holds it after fulfillmentTrackingInfoUpdate. */
@@ -120,7 +123,8 @@ export interface FakeAdminGraphql {
     shop: string,
     failure: InjectedFailure,
     options?: {
-      operation?: 'fulfillmentEventCreate' | 'fulfillmentEvents' | 'fulfillmentTrackingInfoUpdate';
+      operation?:
+        'fulfillmentEventCreate' | 'fulfillmentEvents' | 'fulfillmentTrackingInfoUpdate' | 'fulfillmentNodes';
       times?: number;
     },
   ): void;
@@ -136,6 +140,8 @@ export interface FakeAdminGraphql {
   /** The events the store holds, in creation order (optionally of one fulfilment, numeric id or GID). */
   events(shop: string, fulfillmentId?: string | number): FakeFulfillmentEvent[];
   pageSize: number;
+  /** Where it listens (http://127.0.0.1:<port>). */
+  baseUrl: string;
   close(): Promise<void>;
 }
 
@@ -188,6 +194,8 @@ function platformTime(date: Date): string {
 
 function operationOf(query: string): AdminOperation {
   if (/\bfulfillmentEventCreate\s*\(/.test(query)) return 'fulfillmentEventCreate';
+  if (/\bnodes\s*\(\s*ids\s*:/.test(query) && /\.\.\.\s*on\s+Fulfillment\b/.test(query))
+    return 'fulfillmentNodes';
   if (/\bfulfillmentTrackingInfoUpdate\s*\(/.test(query)) return 'fulfillmentTrackingInfoUpdate';
   if (/\bfulfillment\s*\(\s*id\s*:/.test(query) && /\bevents\s*\(/.test(query)) return 'fulfillmentEvents';
   if (/orders\(first: 50, after: \$cursor, query: \$query, sortKey: CREATED_AT\)/.test(query))
@@ -202,6 +210,7 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   customerOrders: 'read_orders',
   fulfillmentEventCreate: 'write_fulfillments',
   fulfillmentEvents: 'read_fulfillments',
+  fulfillmentNodes: 'read_fulfillments',
   // (Or write_assigned_ / write_third_party_fulfillment_orders, which this app does not ask for.)
   fulfillmentTrackingInfoUpdate: 'write_merchant_managed_fulfillment_orders',
 };
@@ -240,7 +249,20 @@ function invalidVariable(
   };
 }
 
-export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGraphql> {
+/**
+ * The fakes open in this process, the one the library's fetch goes to last (the seam is global): when it
+ * closes, the requests go back to the one before, or to the network when none is left.
+ */
+const seamHolders: FakeAdminGraphql[] = [];
+
+/**
+ * `seam`: `take` (default) sends the library's requests to this fake from now on; `if-free` only when no
+ * other fake has them (the test app's default store gives way to a test's own fake, whichever starts first).
+ */
+export async function startFakeAdminGraphql(
+  pageSize = 2,
+  options: { seam?: 'take' | 'if-free' } = {},
+): Promise<FakeAdminGraphql> {
   const calls: OrdersCall[] = [];
   const requests: AdminCall[] = [];
   const orders = new Map<string, FakeOrder[]>();
@@ -259,6 +281,7 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     calls,
     requests,
     pageSize,
+    baseUrl: '',
     setOrders: (shop, list) => orders.set(shop, list),
     failNext: (shop, answer, afterPages = 0) => {
       const list = failures.get(shop) ?? [];
@@ -617,7 +640,9 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
           ? 'orders'
           : operation === 'fulfillmentEvents'
             ? 'fulfillment'
-            : operation;
+            : operation === 'fulfillmentNodes'
+              ? 'nodes'
+              : operation;
       res.json({
         errors: [
           {
@@ -655,6 +680,22 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
       res.json(listEvents(shop, query, variables));
       return;
     }
+    if (operation === 'fulfillmentNodes') {
+      // The store holds the fulfilments the test declared, or (none declared) every one it is asked about.
+      const ids = Array.isArray(variables.ids) ? variables.ids.map(String) : [];
+      const held = fulfillments.get(shop);
+      res.json({
+        data: {
+          nodes: ids.map((id) =>
+            /^gid:\/\/shopify\/Fulfillment\/\d+$/.test(id) && (!held || held.has(id))
+              ? { __typename: 'Fulfillment', id }
+              : null,
+          ),
+        },
+        extensions: cost(1 + ids.length),
+      });
+      return;
+    }
     if (operation === 'customerOrders') {
       // Only the one filter the app sends is understood: `customer_id:<digits>`.
       const customer = /^customer_id:(\d+)$/.exec(String(variables.query ?? ''))?.[1];
@@ -686,7 +727,31 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.baseUrl = base;
 
+  const realFetch = globalThis.fetch;
+  if ((options.seam ?? 'take') === 'take' || seamHolders.length === 0) seamHolders.push(fake);
+  else seamHolders.unshift(fake);
+  routeShopifyFetchTo(seamHolders.at(-1)!.baseUrl);
+
+  fake.close = async () => {
+    const at = seamHolders.indexOf(fake);
+    if (at >= 0) seamHolders.splice(at, 1);
+    const next = seamHolders.at(-1);
+    if (next) routeShopifyFetchTo(next.baseUrl);
+    else setShopifyFetch(realFetch);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return fake;
+}
+
+/**
+ * Sends every request the shopify-api library makes to a fake store at `base` (this process's library;
+ * the store it addressed goes in an `x-fake-shop` header). Also used by a test's app child process, which
+ * reaches the test's fake this way (tools/dev/fake-store-preload.ts).
+ */
+export function routeShopifyFetchTo(base: string): void {
   const realFetch = globalThis.fetch;
   setShopifyFetch(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -694,13 +759,6 @@ export async function startFakeAdminGraphql(pageSize = 2): Promise<FakeAdminGrap
     headers.set('x-fake-shop', url.host);
     return realFetch(`${base}${url.pathname}${url.search}`, { ...init, headers });
   });
-
-  fake.close = async () => {
-    setShopifyFetch(realFetch);
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  };
-  return fake;
 }
 
 /** An order of `n` with one UPS fulfilment per tracking number list given. */

@@ -1,13 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { Session } from '@shopify/shopify-api';
-import type { DatabaseClient } from '../db/client.js';
-import { type FakeAdminGraphql, startFakeAdminGraphql } from '../dev/fake-store-admin.js';
-import type { GraphqlOrder } from '../jobs/backfill.js';
-import { appScopes } from '../shopify/api.js';
-import { recordInstall } from '../shopify/install.js';
-import type { EncryptionKeyring } from '../shops/crypto.js';
-import { PrismaSessionStorage } from '../shops/session-storage.js';
+import type { DatabaseClient } from '../../src/db/client.js';
+import { type FakeAdminGraphql, startFakeAdminGraphql } from './fake-store-admin.js';
+import type { GraphqlOrder } from '../../src/jobs/backfill.js';
+import { appScopes } from '../../src/shopify/api.js';
+import { recordInstall } from '../../src/shopify/install.js';
+import type { EncryptionKeyring } from '../../src/shops/crypto.js';
+import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 
 /**
  * The store side of local development: no real store is ever called. `npm run dev` runs the fake store

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../db/paths.js';
+import { PROJECT_ROOT } from '../../src/db/paths.js';
 
 /** The shop `npm run dev` connects to the emulator's demo account, and `npm run dev:send` delivers for. */
 export const devShopDomain = 'demo-shop.myshopify.com';

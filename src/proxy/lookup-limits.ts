@@ -1,0 +1,190 @@
+import { createHmac } from 'node:crypto';
+import { addressKey } from '../app/client-address.js';
+import type { DatabaseClient } from '../db/client.js';
+import { countOf, queryRows, SqlParams } from '../db/sql.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * The shoppers' page's limits: what an attacker needs and a shopper does not.
+ *
+ * - **Failed lookups, per visitor.** A lookup that finds nothing (an unknown number, an order with another
+ *   email) counts against the visitor's address at that shop (src/app/client-address.ts: never an address
+ *   the visitor wrote). After `failuresBeforeBackoff` of them each further failure holds the address back,
+ *   2 s, then 4 s, 8 s, … up to an hour; the streak is forgotten a day after its last failure. A lookup
+ *   that finds something never counts, and never clears the streak (a guesser cannot reset it with a
+ *   number it knows).
+ * - **Failed lookups, per shop.** When a shop sees `shopFailuresPerMinute` failures in a minute it is under
+ *   attack: every visitor is then held back after its first failure. Nobody is held back by other
+ *   visitors' failures: a shopper with a real order and email, from an address that did not fail, is
+ *   answered whatever the shop's count.
+ * - **Service calls, per shop.** A lookup may read a stale order again at the tracking service (one call,
+ *   src/proxy/refresh.ts); at most `serviceCallsPerMinute` a minute a shop. Over it the page shows what is
+ *   stored. That, not a limit on lookups, protects the shop's service quota.
+ *
+ * The counters are rows of one table (LookupLimit), shared by every web process and kept across restarts.
+ * A lookup costs one read of its visitor's and its shop's rows; a failure one more statement (an upsert of
+ * both, computed by the database so that concurrent failures all count); a refresh one upsert. Addresses
+ * are kept only as a keyed hash. Rows expire a day after they last said anything (retention deletes them).
+ */
+
+export interface LookupLimits {
+  /** A visitor's failed lookups at a shop before each further failure holds it back. */
+  failuresBeforeBackoff: number;
+  /** The same while the shop is under attack. */
+  failuresBeforeBackoffUnderAttack: number;
+  /** The first hold; each further failure doubles it, up to backoffMaxMs. */
+  backoffMs: number;
+  backoffMaxMs: number;
+  /** A visitor's streak is forgotten this long after its last failure. */
+  forgetAfterMs: number;
+  /** Failed lookups at a shop in a minute at which it is under attack. */
+  shopFailuresPerMinute: number;
+  /** Tracking service calls a shop's lookups may cause in a minute. */
+  serviceCallsPerMinute: number;
+}
+
+export const defaultLookupLimits: LookupLimits = {
+  failuresBeforeBackoff: 5,
+  failuresBeforeBackoffUnderAttack: 1,
+  backoffMs: 2_000,
+  backoffMaxMs: 3_600_000,
+  forgetAfterMs: 24 * 3_600_000,
+  shopFailuresPerMinute: 60,
+  serviceCallsPerMinute: 30,
+};
+
+const windowMs = 60_000;
+
+/** A visitor about to look up: what to count if the lookup finds nothing. */
+export interface Visitor {
+  shopId: string;
+  rowId: string;
+  underAttack: boolean;
+}
+
+export type LookupGate = { ok: true; visitor: Visitor } | { ok: false; retryAfterS: number };
+
+export interface LookupLimiter {
+  /** Before a lookup: go, or wait this long (the visitor's own failures hold it back). One read. */
+  check(shopId: string, address: string): Promise<LookupGate>;
+  /** The lookup found nothing. */
+  failed(visitor: Visitor): Promise<void>;
+  /** Before a service call a lookup would cause: true to make it, false when the shop's minute is spent. */
+  takeServiceCall(shopId: string): Promise<boolean>;
+}
+
+type Kind = 'visitor' | 'shop_failures' | 'service_calls';
+
+interface CounterRow {
+  kind: Kind;
+  count: unknown;
+  windowStartMs: unknown;
+  blockedUntilMs: unknown;
+}
+
+export function createLookupLimiter(deps: {
+  prisma: DatabaseClient;
+  /** Keys the addresses' hashes (the app's secret): a row names no address, and nobody can forge one. */
+  secret: string;
+  limits?: Partial<LookupLimits>;
+  logger?: Logger;
+  now?: () => number;
+}): LookupLimiter {
+  const limits: LookupLimits = { ...defaultLookupLimits, ...deps.limits };
+  const now = deps.now ?? Date.now;
+  // The largest doubling of backoffMs that stays within backoffMaxMs (longer holds are backoffMaxMs).
+  const maxShift = Math.max(0, Math.floor(Math.log2(limits.backoffMaxMs / limits.backoffMs)));
+  const rowId = (shopId: string, kind: Kind) => `${shopId}:${kind}`;
+  const visitorRowId = (shopId: string, address: string) =>
+    `${shopId}:visitor:${createHmac('sha256', deps.secret).update(addressKey(address)).digest('base64url').slice(0, 22)}`;
+
+  /**
+   * Counts one more at each row, in one statement, and returns the rows. A visitor's streak starts again
+   * when its last failure is older than forgetAfterMs, a shop's counts every minute; a visitor over its
+   * allowance is held for backoffMs << (failures over it - 1), at most backoffMaxMs.
+   */
+  async function bump(
+    rows: { id: string; shopId: string; kind: Kind }[],
+    allowance: number,
+  ): Promise<{ kind: Kind; count: number; blockedUntilMs: number }[]> {
+    const t = now();
+    const p = SqlParams.for(deps.prisma);
+    const ms = (value: number) => p.value(value, 'bigint');
+    const row = '"LookupLimit"';
+    const fresh = () =>
+      `((${row}."kind" = 'visitor' AND ${row}."lastAtMs" < ${ms(t - limits.forgetAfterMs)})
+        OR (${row}."kind" <> 'visitor' AND ${row}."windowStartMs" < ${ms(t - windowMs)}))`;
+    const newCount = () => `(CASE WHEN ${fresh()} THEN 1 ELSE ${row}."count" + 1 END)`;
+    const over = () => `(${newCount()} - ${p.int(allowance)} - 1)`;
+    const firstHold = allowance < 1 ? t + limits.backoffMs : 0;
+    const expiresAt = new Date(t + Math.max(limits.forgetAfterMs, limits.backoffMaxMs, windowMs));
+    const values = rows
+      .map(
+        (r) =>
+          `(${p.text(r.id)}, ${p.text(r.shopId)}, ${p.text(r.kind)}, 1, ${ms(t)}, ${ms(t)}, ${ms(r.kind === 'visitor' ? firstHold : 0)}, ${p.time(expiresAt)})`,
+      )
+      .join(', ');
+    const sql = `INSERT INTO ${row} ("id", "shopId", "kind", "count", "windowStartMs", "lastAtMs", "blockedUntilMs", "expiresAt")
+      VALUES ${values}
+      ON CONFLICT ("id") DO UPDATE SET
+        "blockedUntilMs" = CASE WHEN ${row}."kind" = 'visitor' AND ${over()} >= 0
+          THEN ${ms(t)} + CASE WHEN ${over()} > ${p.int(maxShift)} THEN ${ms(limits.backoffMaxMs)} ELSE ${ms(limits.backoffMs)} << ${over()} END
+          ELSE ${row}."blockedUntilMs" END,
+        "windowStartMs" = CASE WHEN ${fresh()} THEN excluded."windowStartMs" ELSE ${row}."windowStartMs" END,
+        "count" = ${newCount()},
+        "lastAtMs" = excluded."lastAtMs",
+        "expiresAt" = excluded."expiresAt"
+      RETURNING "kind", "count", "blockedUntilMs"`;
+    const result = await queryRows<CounterRow>(deps.prisma, sql, p);
+    return result.map((r) => ({
+      kind: r.kind,
+      count: countOf(r.count),
+      blockedUntilMs: countOf(r.blockedUntilMs),
+    }));
+  }
+
+  return {
+    async check(shopId, address) {
+      const t = now();
+      const id = visitorRowId(shopId, address);
+      const p = SqlParams.for(deps.prisma);
+      const rows = await queryRows<CounterRow>(
+        deps.prisma,
+        `SELECT "kind", "count", "windowStartMs", "blockedUntilMs" FROM "LookupLimit" WHERE "id" IN ${p.texts([id, rowId(shopId, 'shop_failures')])}`,
+        p,
+      );
+      const visitor = rows.find((r) => r.kind === 'visitor');
+      const heldUntil = visitor ? countOf(visitor.blockedUntilMs) : 0;
+      if (heldUntil > t) return { ok: false, retryAfterS: Math.max(1, Math.ceil((heldUntil - t) / 1000)) };
+      const shop = rows.find((r) => r.kind === 'shop_failures');
+      const underAttack =
+        !!shop &&
+        countOf(shop.windowStartMs) >= t - windowMs &&
+        countOf(shop.count) >= limits.shopFailuresPerMinute;
+      return { ok: true, visitor: { shopId, rowId: id, underAttack } };
+    },
+
+    async failed(visitor) {
+      const rows = await bump(
+        [
+          { id: visitor.rowId, shopId: visitor.shopId, kind: 'visitor' },
+          { id: rowId(visitor.shopId, 'shop_failures'), shopId: visitor.shopId, kind: 'shop_failures' },
+        ],
+        visitor.underAttack ? limits.failuresBeforeBackoffUnderAttack : limits.failuresBeforeBackoff,
+      );
+      // Said once a minute per shop, by whichever process counted the failure that crossed the line.
+      const shop = rows.find((r) => r.kind === 'shop_failures');
+      if (shop?.count === limits.shopFailuresPerMinute)
+        deps.logger?.warn(
+          { shopId: visitor.shopId, failuresPerMinute: limits.shopFailuresPerMinute },
+          'tracking page: many failed lookups at a shop; every visitor now backs off after one',
+        );
+    },
+
+    async takeServiceCall(shopId) {
+      if (limits.serviceCallsPerMinute <= 0) return false;
+      const [row] = await bump([{ id: rowId(shopId, 'service_calls'), shopId, kind: 'service_calls' }], 0);
+      return !!row && row.count <= limits.serviceCallsPerMinute;
+    },
+  };
+}
