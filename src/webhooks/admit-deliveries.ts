@@ -105,7 +105,10 @@ export async function admitDeliveries(
       continue;
     }
     const fulfillmentId = fulfillmentOf.get(delivery.id);
-    const answer = fulfillmentId ? answers.get(delivery.shopDomain) : undefined;
+    // Only a fulfilment that was asked about has an answer: one seen before is admitted even when the
+    // shop's other, first-seen fulfilments of the batch were asked about.
+    const asked = fulfillmentId !== undefined && ask.get(delivery.shopDomain)?.has(fulfillmentId);
+    const answer = asked ? answers.get(delivery.shopDomain) : undefined;
     if (!fulfillmentId || !answer) admitted.push(delivery);
     else if (!answer.ok)
       deferred.push({

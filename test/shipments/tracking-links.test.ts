@@ -128,8 +128,11 @@ describe('the tracking-page links setting', () => {
   });
 
   it('a new fulfilment, and a corrected number, get the store’s links while the setting is on', async () => {
-    await shop.send('fulfillments/update', fixture('fulfillments-update.tracking-corrected'));
-    await shop.send('fulfillments/create', fixture('fulfillments-create.postnl-needs-postcode'));
+    // Sent together, so that one worker pass usually holds both (a seen fulfilment beside a first-seen one).
+    await Promise.all([
+      shop.send('fulfillments/update', fixture('fulfillments-update.tracking-corrected')),
+      shop.send('fulfillments/create', fixture('fulfillments-create.postnl-needs-postcode')),
+    ]);
     await shop.deliveriesDone();
     await linksSettled();
     expect(fake.trackingInfo(shop.domain, dhl.id)?.urls).toEqual([

@@ -131,6 +131,30 @@ describe('processDeliveries', () => {
     expect(active.map((t) => t.trackingNumber)).toEqual(['NEW1']);
   });
 
+  it('one pass with an update of a seen fulfilment beside a first-seen one: only the new one is asked, both apply', async () => {
+    await createDelivery(db.prisma, fulfilmentBody({ id: 5001, trackingNumbers: ['SEEN1'] }));
+    const store = storeHolding({ [SHOP]: ['5001', '5002'] });
+    expect(await processDeliveries(deps({ confirmFulfillments: store }), 10)).toMatchObject({ applied: 1 });
+    // The correction of 5001 and a new fulfilment 5002 claimed together.
+    await createDelivery(
+      db.prisma,
+      fulfilmentBody({ id: 5001, updatedAt: '2026-11-19T12:00:00Z', trackingNumbers: ['SEEN2'] }),
+      { topic: 'fulfillments/update' },
+    );
+    await createDelivery(db.prisma, fulfilmentBody({ id: 5002, trackingNumbers: ['NEW2'] }));
+    expect(await processDeliveries(deps({ confirmFulfillments: store }), 10)).toMatchObject({
+      claimed: 2,
+      applied: 2,
+      rejected: 0,
+    });
+    expect(store.asked).toEqual([
+      { shop: SHOP, ids: ['5001'] },
+      { shop: SHOP, ids: ['5002'] },
+    ]);
+    const active = await db.prisma.tracker.findMany({ where: { desired: 'active' } });
+    expect(active.map((t) => t.trackingNumber).sort()).toEqual(['NEW2', 'SEEN2']);
+    expect(await db.prisma.webhookDelivery.count({ where: { state: 'failed' } })).toBe(0);
+  });
   it('takes the oldest due deliveries first, at most `limit`, and leaves ones not yet due', async () => {
     const old = await createDelivery(db.prisma, fulfilmentBody({ id: 1 }), {
       receivedAt: new Date(Date.now() - 3_000),
