@@ -37,7 +37,7 @@ import {
   retentionRules,
   type RetentionSettings,
 } from '../src/jobs/retention.js';
-import { customerEmailHash } from '../src/proxy/email-hash.js';
+import { customerEmailHash } from '../src/lib/email-hash.js';
 import { statusChanges, statusFromShipment } from '../src/shipments/status.js';
 import { parsePush } from '../src/status-pushes/payload.js';
 

@@ -1,97 +1,18 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import type { LookupLimits } from './proxy/lookup-limits.js';
 
 /**
  * The one place that reads the environment. Every other module receives its settings as arguments.
  * Each loader takes the environment as a parameter (default: process.env) so tests can pass their own.
  */
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
-
-const rate = z.coerce.number().min(0).max(1).default(0);
 
 const boolFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
-
-const emulatorAccount = z.object({
-  apiKey: z.string().min(1),
-  appName: z.string().min(1),
-  plan: z.string().default('Free'),
-  balance: z.number().int().min(0).default(100),
-  https: z.boolean().default(true),
-  /** Where the emulator POSTs each new tracking event of the account's trackers (its tracking webhook). */
-  webhookUrl: z.string().url().nullable().optional(),
-});
-export type EmulatorAccountConfig = z.infer<typeof emulatorAccount>;
-
-const emulatorAccounts = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'EMULATOR_ACCOUNTS is not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.array(emulatorAccount));
-
-const emulatorEnv = z.object({
-  EMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
-  EMULATOR_ACCOUNTS: emulatorAccounts.optional(),
-  EMULATOR_SEED: z.coerce.number().int().optional(),
-  /** Speed of the simulated lifecycle clock: 60 means one real second is one simulated minute. */
-  EMULATOR_CLOCK_SPEED: z.coerce.number().positive().default(1),
-  EMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
-  EMULATOR_ERROR_RATE: rate,
-  EMULATOR_TIMEOUT_RATE: rate,
-  EMULATOR_RESET_RATE: rate,
-  EMULATOR_RATE_LIMIT_RATE: rate,
-  EMULATOR_DEPRECATION: z.string().min(1).optional(),
-  EMULATOR_SUNSET: z.string().min(1).optional(),
-  LOG_LEVEL: logLevel,
-});
-
-export interface EmulatorConfig {
-  port: number;
-  accounts: EmulatorAccountConfig[] | undefined;
-  seed: number | undefined;
-  clockSpeed: number;
-  faults: {
-    latencyMs: number;
-    errorRate: number;
-    timeoutRate: number;
-    resetRate: number;
-    rateLimitRate: number;
-    deprecation: string | undefined;
-    sunset: string | undefined;
-  };
-  logLevel: z.infer<typeof logLevel>;
-}
-
-export function loadEmulatorConfig(env: Env = process.env): EmulatorConfig {
-  const e = parseEnv(emulatorEnv, env);
-  return {
-    port: e.EMULATOR_PORT,
-    accounts: e.EMULATOR_ACCOUNTS,
-    seed: e.EMULATOR_SEED,
-    clockSpeed: e.EMULATOR_CLOCK_SPEED,
-    faults: {
-      latencyMs: e.EMULATOR_LATENCY_MS,
-      errorRate: e.EMULATOR_ERROR_RATE,
-      timeoutRate: e.EMULATOR_TIMEOUT_RATE,
-      resetRate: e.EMULATOR_RESET_RATE,
-      rateLimitRate: e.EMULATOR_RATE_LIMIT_RATE,
-      deprecation: e.EMULATOR_DEPRECATION,
-      sunset: e.EMULATOR_SUNSET,
-    },
-    logLevel: e.LOG_LEVEL,
-  };
-}
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
@@ -123,7 +44,7 @@ const namedRanges = ['loopback', 'linklocal', 'uniquelocal'];
 
 /**
  * TRUST_PROXY: the proxies in front of the app, whose `X-Forwarded-For` entries are believed
- * (src/app/client-address.ts). A hop count (0–10: 1 is one reverse proxy or load balancer), or a
+ * (src/lib/client-address.ts). A hop count (0–10: 1 is one reverse proxy or load balancer), or a
  * comma-separated list of their addresses, ranges (a.b.c.d/n) and loopback|linklocal|uniquelocal.
  * `true` (believe every hop) is refused: the client could then name any address it likes.
  */
@@ -235,6 +156,23 @@ const appEnv = z
     path: ['RETENTION_FAILED_DELIVERY_DAYS'],
   });
 
+/** The shoppers' tracking page's limits (src/proxy/lookup-limits.ts; defaults: defaultLookupLimits). */
+export interface LookupLimits {
+  /** A visitor's failed lookups at a shop before each further failure holds it back. */
+  failuresBeforeBackoff: number;
+  /** The same while the shop is under attack. */
+  failuresBeforeBackoffUnderAttack: number;
+  /** The first hold; each further failure doubles it, up to backoffMaxMs. */
+  backoffMs: number;
+  backoffMaxMs: number;
+  /** A visitor's streak is forgotten this long after its last failure. */
+  forgetAfterMs: number;
+  /** Failed lookups at a shop in a minute at which it is under attack. */
+  shopFailuresPerMinute: number;
+  /** Tracking service calls a shop's lookups may cause in a minute. */
+  serviceCallsPerMinute: number;
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -332,31 +270,6 @@ export const devDefaults: Env = {
   // The page runs without the platform's CDN (no admin around it locally): the offline stand-ins.
   ADMIN_UI_SCRIPTS: 'stand-in',
 };
-
-/** What the emulator `npm run dev` embeds defaults to: a fast clock, so trackers visibly move. */
-export const devEmulatorDefaults: Env = {
-  EMULATOR_CLOCK_SPEED: '60',
-};
-
-/** For `npm run dev` and the dev tools: the environment over the dev defaults, plus where the emulator is. */
-export function loadDevSettings(env: Env = process.env): {
-  env: Env;
-  emulator: EmulatorConfig;
-  trackingApiBaseUrl: string | undefined;
-} {
-  const given: Env = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') given[k] = v;
-  const merged: Env = { ...devDefaults, ...given };
-  // The app URL follows a PORT chosen without one.
-  if (given.SHOPIFY_APP_URL === undefined && given.PORT !== undefined && /^\d+$/.test(given.PORT)) {
-    merged.SHOPIFY_APP_URL = `http://127.0.0.1:${given.PORT}`;
-  }
-  return {
-    env: merged,
-    emulator: loadEmulatorConfig({ ...devEmulatorDefaults, ...given }),
-    trackingApiBaseUrl: merged.TRACKING_API_BASE_URL,
-  };
-}
 
 /** Where `npm run dev` writes the settings the operator CLI reads: DEV_ENV_FILE, default `.env.development`. */
 export function devEnvFilePath(env: Env = process.env): string {

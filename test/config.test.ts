@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAppConfig, loadEmulatorConfig } from '../src/config.js';
+import { ConfigError, loadAppConfig } from '../src/config.js';
 
 const valid = {
   DATABASE_URL: 'file:./data/x.db',
@@ -125,24 +125,5 @@ describe('loadAppConfig', () => {
       ROLE: 'worker',
     });
     expect(config.role).toBe('worker');
-  });
-});
-
-describe('loadEmulatorConfig', () => {
-  it('parses accounts and fault rates', () => {
-    const config = loadEmulatorConfig({
-      EMULATOR_ACCOUNTS: '[{"apiKey":"k","appName":"a","https":false}]',
-      EMULATOR_ERROR_RATE: '0.25',
-    });
-    expect(config.accounts).toEqual([
-      { apiKey: 'k', appName: 'a', plan: 'Free', balance: 100, https: false },
-    ]);
-    expect(config.faults.errorRate).toBe(0.25);
-    expect(config.port).toBe(4010);
-  });
-
-  it('refuses accounts that are not JSON and rates outside 0..1', () => {
-    expect(() => loadEmulatorConfig({ EMULATOR_ACCOUNTS: '[{' })).toThrow(/EMULATOR_ACCOUNTS/);
-    expect(() => loadEmulatorConfig({ EMULATOR_ERROR_RATE: '2' })).toThrow(/EMULATOR_ERROR_RATE/);
   });
 });

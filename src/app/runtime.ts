@@ -22,7 +22,7 @@ import { createTrackingClient, type TrackingClient } from '../tracking/client.js
 import type { FetchLike } from '../tracking/request.js';
 import { createReadinessCheck } from './readiness.js';
 import { createApp } from './server.js';
-import { databaseGauges, startMetricsServer } from '../observability/metrics-route.js';
+import { databaseGauges, startMetricsServer } from './metrics-route.js';
 import { setDatabaseGauges } from '../observability/metrics.js';
 
 export interface Runtime {

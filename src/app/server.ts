@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import { describeError, newErrorId } from '../errors/error-log.js';
-import type { AdminUiScripts } from '../config.js';
+import type { AdminUiScripts, LookupLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { authCallbackPath, authPath, type TracksyncShopify, webhookPath } from '../shopify/api.js';
 import { afterAuth } from '../shopify/install.js';
@@ -12,17 +12,19 @@ import type { TrackingClient } from '../tracking/client.js';
 import { createPageApi } from '../ui/api/router.js';
 import { requireHostParam } from '../ui/auth/admin-host.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
-import { myshopifyDomain, requireSessionToken } from '../ui/auth/session-token.js';
-import { metricsWithToken } from '../observability/metrics-route.js';
+import { myshopifyDomain } from '../lib/shop-domain.js';
+import { requireSessionToken } from '../ui/auth/session-token.js';
+import { metricsWithToken } from './metrics-route.js';
 import { pageDocument, pagePaths, standInUrls } from '../ui/page-document.js';
-import { createLookupLimiter, type LookupLimits } from '../proxy/lookup-limits.js';
+import { createLookupLimiter } from '../proxy/lookup-limits.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
 import { createCustomerOrders } from '../proxy/customer-orders.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
 import { statusPushRouter } from '../status-pushes/receive.js';
 import { statusPushPath } from '../status-pushes/token.js';
 import { devAppProxy } from '../proxy/dev-proxy.js';
-import { proxyPath, proxyRoute, storeProxyPath } from '../proxy/route.js';
+import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
+import { proxyRoute } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
 import type { Readiness } from './readiness.js';
 
@@ -71,7 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
   const { shopify } = deps;
   const app = express();
   app.disable('x-powered-by');
-  // Only the hops actually in front of the app are believed (src/app/client-address.ts).
+  // Only the hops actually in front of the app are believed (src/lib/client-address.ts).
   app.set('trust proxy', deps.trustProxy ?? 1);
 
   app.get('/healthz', (_req, res) => {

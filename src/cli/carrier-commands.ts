@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { storableString } from '../db/storable-text.js';
-import { mapCarrier, mapCarrierInput } from '../carriers/map-carrier.js';
+import { mapCarrier, mapCarrierInput } from '../trackers/map-carrier.js';
 import { normaliseCarrierName } from '../carriers/match.js';
-import { refreshCarriers } from '../jobs/refresh-carriers.js';
+import { refreshCarriers } from '../trackers/refresh-carriers.js';
 import {
   CliError,
   defineCommand,

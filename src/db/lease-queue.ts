@@ -5,6 +5,7 @@ import { sqlTimestamp } from './insert-rows.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
 import { safeReason } from '../errors/safe-reason.js';
+import { type BackoffPolicy, backoffDelayMs } from '../lib/backoff.js';
 
 /**
  * One lease queue for every kind of background work. A queue is a table whose due rows a worker leases
@@ -521,6 +522,44 @@ export async function queueDepth(
   };
 }
 
+/** A row's (default) lease columns cleared: written with the row's outcome, it gives the row back. */
+export const leaseGivenBack = { leaseOwner: null, leaseExpiresAt: null } as const;
+
+/** What a failed attempt at a held row writes (with its lease given back). */
+export interface FailedAttempt {
+  state: 'pending' | 'failed';
+  attempts: number;
+  error: string;
+  nextAttemptAt: Date;
+  leaseOwner: null;
+  leaseExpiresAt: null;
+}
+
+/**
+ * A failed attempt at a held row, by its kind of work's policy: the attempt counted, the reason kept, and the
+ * row due again after the policy's delay, or failed for good after its last attempt. The caller writes it
+ * with its own conditional update (`where` the row is still held by its token).
+ */
+export function failedAttempt(
+  row: { attempts: number },
+  reason: string,
+  policy: BackoffPolicy,
+  now: Date = new Date(),
+): { giveUp: boolean; data: FailedAttempt } {
+  const attempts = row.attempts + 1;
+  const giveUp = attempts >= policy.maxAttempts;
+  return {
+    giveUp,
+    data: {
+      state: giveUp ? 'failed' : 'pending',
+      attempts,
+      error: reason,
+      nextAttemptAt: new Date(now.getTime() + backoffDelayMs(attempts, policy)),
+      ...leaseGivenBack,
+    },
+  };
+}
+
 /** Lease length and heartbeat, settable by env (WORKER_LEASE_MS, WORKER_LEASE_RENEW_MS). */
 export interface LeaseTiming {
   leaseMs: number;
@@ -553,17 +592,25 @@ export interface LeaseHolder {
   close(): Promise<void>;
 }
 
-/** What a claimer needs to hold its queue for one pass: the worker's holder, or what to make one from. */
-export interface PassLeaseDeps {
+/**
+ * What every consumer of a queue works with: the database, a logger, who it is (in lease tokens), its hold on
+ * the queue and a clock. A consumer's own deps add only its clients and its policy.
+ */
+export interface QueueWork {
   prisma: DatabaseClient;
-  /** The worker's hold on the queue, renewed for the worker's whole life. */
+  logger: Logger;
+  /** Identifies this process in leases. */
+  owner: string;
+  /** The worker's hold on the queue (renewed while it works); without it, one made per pass. */
   leases?: LeaseHolder;
-  owner?: string;
-  logger?: Logger;
-  /** Lease length of a holder made for the pass. */
+  /** Lease length of a holder made for one pass. */
   leaseMs?: number;
   now?: () => Date;
 }
+
+/** What a claimer needs to hold its queue for one pass: the worker's holder, or what to make one from. */
+export type PassLeaseDeps = Pick<QueueWork, 'prisma' | 'leases' | 'leaseMs' | 'now'> &
+  Partial<Pick<QueueWork, 'owner' | 'logger'>>;
 
 /**
  * Runs one pass over a queue with the worker's holder or, when there is none (a test, the CLI), with a

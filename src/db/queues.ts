@@ -7,15 +7,28 @@ import type { QueueDescription } from './lease-queue.js';
 
 const lease = { owner: 'leaseOwner', expiresAt: 'leaseExpiresAt' } as const;
 
+/**
+ * A queue of attempts: rows with a `state` and a `nextAttemptAt` under the default lease, due while in one of
+ * `states` (default: pending) once their time has come.
+ */
+function attemptQueue(
+  description: Pick<QueueDescription, 'name' | 'table' | 'orderBy' | 'hasUpdatedAt'> & { states?: string[] },
+): QueueDescription {
+  const { states = ['pending'], ...rest } = description;
+  return {
+    ...rest,
+    lease,
+    due: `q."state" IN (${states.map((st) => `'${st}'`).join(', ')}) AND q."nextAttemptAt" <= :now`,
+    dueSince: 'nextAttemptAt',
+  };
+}
+
 /** Recorded webhook deliveries waiting to become desired state. */
-export const deliveryQueue: QueueDescription = {
+export const deliveryQueue = attemptQueue({
   name: 'deliveries',
   table: 'WebhookDelivery',
-  lease,
-  due: `q."state" = 'pending' AND q."nextAttemptAt" <= :now`,
   orderBy: `q."receivedAt" ASC`,
-  dueSince: 'nextAttemptAt',
-};
+});
 
 /** A tracker the reconciler has work on (desired and remote states differ), whenever it is due. */
 const syncPending = `q."syncState" = 'pending'`;
@@ -77,36 +90,28 @@ export const statusPollQueue: QueueDescription = {
 };
 
 /** Fulfilment events to write to the stores, oldest first so a timeline is written in order. */
-export const storeEventQueue: QueueDescription = {
+export const storeEventQueue = attemptQueue({
   name: 'store-events',
   table: 'StoreFulfillmentEvent',
-  lease,
-  due: `q."state" IN ('pending', 'sending') AND q."nextAttemptAt" <= :now`,
+  states: ['pending', 'sending'],
   orderBy: `q."happenedAt" ASC, q."status" ASC`,
-  dueSince: 'nextAttemptAt',
   hasUpdatedAt: true,
-};
+});
 
 /** Fulfilments whose tracking links are to be set in the store (the tracking-page setting). */
-export const storeLinkQueue: QueueDescription = {
+export const storeLinkQueue = attemptQueue({
   name: 'store-links',
   table: 'StoreTrackingLink',
-  lease,
-  due: `q."state" = 'pending' AND q."nextAttemptAt" <= :now`,
   orderBy: `q."nextAttemptAt" ASC`,
-  dueSince: 'nextAttemptAt',
   hasUpdatedAt: true,
-};
+});
 
 /** Status pushes from the tracking service waiting to be applied, in the order they came. */
-export const statusPushQueue: QueueDescription = {
+export const statusPushQueue = attemptQueue({
   name: 'status-pushes',
   table: 'StatusPush',
-  lease,
-  due: `q."state" = 'pending' AND q."nextAttemptAt" <= :now`,
   orderBy: `q."receivedAt" ASC`,
-  dueSince: 'nextAttemptAt',
-};
+});
 
 /** The queues claimed shop by shop (their rows have a `shopId`; see `byShop` in src/db/lease-queue.ts). */
 export const byShopQueues: readonly QueueDescription[] = [trackerQueue, statusPollQueue];

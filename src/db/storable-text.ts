@@ -32,3 +32,12 @@ export function truncateText(value: string, max: number): string {
   const cut = value.slice(0, max);
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
+
+/**
+ * A date every supported database can store: years 1 to 9999. JavaScript dates reach far beyond (year 0,
+ * negative years, year 275760), SQLite stores them, PostgreSQL refuses them: one rule for both.
+ */
+export function isStorableDate(date: Date): boolean {
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
+}

@@ -1,15 +1,15 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
 import { backfillQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
-import { backoffDelayMs, backoffPolicies } from './backoff.js';
+import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
-import { type FulfillmentPayload, fulfillmentPayload } from '../webhooks/payloads.js';
+import { type FulfillmentPayload, fulfillmentPayload } from '../trackers/fulfillment-payload.js';
 
 /**
  * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
@@ -125,7 +125,7 @@ export async function startBackfill(
     if (latest?.state === 'failed' && latest.days === days) {
       return tx.backfillJob.update({
         where: { id: latest.id },
-        data: { state: 'running', error: null, finishedAt: null, leaseOwner: null, leaseExpiresAt: null },
+        data: { state: 'running', error: null, finishedAt: null, ...leaseGivenBack },
       });
     }
     return tx.backfillJob.create({ data: { shopId, days } });
@@ -196,8 +196,7 @@ export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Pro
         state: 'failed',
         error: message,
         finishedAt: new Date(),
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
       },
     });
     return 'failed';
@@ -232,7 +231,7 @@ export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Pro
           pagesDone: { increment: 1 },
           fulfillmentsSeen: { increment: seen },
           trackersWanted: { increment: wanted },
-          ...(done ? { state: 'done', finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null } : {}),
+          ...(done ? { state: 'done', finishedAt: new Date(), ...leaseGivenBack } : {}),
         },
       });
       // Someone else saved this page (or the job stopped): undo ours.

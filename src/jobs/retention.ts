@@ -3,7 +3,7 @@ import { SqlParams } from '../db/sql.js';
 import type { DatabaseProvider } from '../db/provider.js';
 import { providerOf } from '../db/provider-of.js';
 import type { Logger } from '../logger.js';
-import { yieldToEventLoop } from './yield-to-event-loop.js';
+import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 
 /**
  * Bounded storage: one mechanism deletes what the app no longer needs, each kind of row described once as
@@ -27,7 +27,7 @@ import { yieldToEventLoop } from './yield-to-event-loop.js';
  *   newest few: src/shipments/read-bounds.ts) and relies on the rows' unique key to skip those queued
  *   before, so deleting a written row would have the next read queue it, and the store get it, twice. Hence the tracker keeps the newest event time whose
  *   rows were deleted (`storeEventsThrough`), raised in the same transaction as the delete, and the insert
- *   of store events writes no change at or before it (`storeEventNotRetired`, checked by the statement
+ *   of store events writes no change at or before it (`storeEventNotRetired` in src/shipments/read-bounds.ts, checked by the statement
  *   itself under a share lock of the tracker on PostgreSQL, so a read that loaded the tracker before the
  *   delete cannot slip through). Pending, sending and failed rows (refused writes, shown on the page) stay
  *   as long as their tracker.
@@ -113,17 +113,6 @@ export interface KeyedRule {
 }
 
 export type RetentionRule = PickRule | KeyedRule;
-
-/**
- * The condition under which a store fulfilment event is written (src/shipments/poll-statuses.ts, with
- * insertRows' `onlyIf`): its change is newer than what retention deleted of its tracker. On PostgreSQL the
- * tracker is read under a share lock, so a delete in progress is waited for and its new mark seen.
- */
-export function storeEventNotRetired(provider: DatabaseProvider): string {
-  return provider === 'postgresql'
-    ? `v."happenedAt" > COALESCE((SELECT t."storeEventsThrough" FROM "Tracker" AS t WHERE t."id" = v."trackerId" FOR SHARE), '-infinity'::timestamp(3))`
-    : `v."happenedAt" > COALESCE((SELECT t."storeEventsThrough" FROM "Tracker" AS t WHERE t."id" = v."trackerId"), '')`;
-}
 
 /** Ended: nothing left to do at the service, no read scheduled, no lease held (a dead worker's has run out). */
 const ended = (t: string) =>

@@ -1,3 +1,4 @@
+import { leaseGivenBack } from '../db/lease-queue.js';
 import type { DatabaseClient } from '../db/client.js';
 import { type KeysetCursor, type KeysetPage, keysetPage } from '../db/keyset-cursor.js';
 import type { Prisma } from '../generated/sqlite/client.js';
@@ -282,8 +283,7 @@ export async function retryFailed(
         syncState: 'pending',
         attempts: 0,
         nextAttemptAt: now,
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
         version: { increment: 1 },
       },
     });
@@ -311,8 +311,7 @@ export async function retryFailed(
         state: 'pending',
         attempts: 0,
         nextAttemptAt: now,
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
       },
     });
     deliveriesReset = count;

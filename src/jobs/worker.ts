@@ -31,9 +31,9 @@ import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
 import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { type FetchOrdersPage, runBackfills } from './backfill.js';
-import { refreshCarriersIfDue } from './refresh-carriers.js';
+import { refreshCarriersIfDue } from '../trackers/refresh-carriers.js';
 import { createRetention, type RetentionSettings } from './retention.js';
-import { yieldToEventLoop } from './yield-to-event-loop.js';
+import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 export interface WorkerDeps {
@@ -108,12 +108,12 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   /** Trackers whose delivery facts one backfill statement writes (src/jobs/backfill-delivery-facts.ts). */
   const factsBatch = providerOf(deps.prisma) === 'postgresql' ? 1000 : 200;
   let factsDone = false;
+  /** What every queue consumer of this worker works with; each step adds its hold on its queue. */
+  const work = { prisma: deps.prisma, logger: deps.logger, owner: deps.owner };
   const reconcilerDeps: ReconcilerDeps = {
-    prisma: deps.prisma,
+    ...work,
     client: deps.client,
     shops: deps.shops,
-    logger: deps.logger,
-    owner: deps.owner,
     ...(options.pollPolicy ? { firstPollMs: options.pollPolicy.firstPollMs } : {}),
     ...options.reconciler,
   };
@@ -142,13 +142,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   let lastRetention = Date.now();
   const retention = createRetention({ prisma: deps.prisma, logger: deps.logger }, options.retention);
 
-  const deliveryDeps = {
-    prisma: deps.prisma,
-    carriers: deps.carriers,
-    logger: deps.logger,
-    owner: deps.owner,
-    confirmFulfillments: deps.confirmFulfillments,
-  };
+  const deliveryDeps = { ...work, carriers: deps.carriers, confirmFulfillments: deps.confirmFulfillments };
 
   /** Store events to desired state: deliveries, then one page per running backfill (never starving them). */
   async function desiredStateStep(): Promise<{ deliveries: number; backfills: number }> {
@@ -173,11 +167,9 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   async function statusStep(): Promise<{ polled: number; storeEvents: number; storeLinks: number }> {
     const polls = await pollStatuses(
       {
-        prisma: deps.prisma,
+        ...work,
         client: deps.client,
         shops: deps.shops,
-        logger: deps.logger,
-        owner: deps.owner,
         leases: leases.polls,
         ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
       },
@@ -189,28 +181,10 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       },
     );
     const posted: PostStats | null = deps.storeEvents
-      ? await postStoreEvents(
-          {
-            prisma: deps.prisma,
-            api: deps.storeEvents,
-            logger: deps.logger,
-            owner: deps.owner,
-            leases: leases.storeEvents,
-          },
-          50,
-        )
+      ? await postStoreEvents({ ...work, api: deps.storeEvents, leases: leases.storeEvents }, 50)
       : null;
     const links: LinkStats | null = deps.storeLinks
-      ? await sendTrackingLinks(
-          {
-            prisma: deps.prisma,
-            api: deps.storeLinks,
-            logger: deps.logger,
-            owner: deps.owner,
-            leases: leases.storeLinks,
-          },
-          50,
-        )
+      ? await sendTrackingLinks({ ...work, api: deps.storeLinks, leases: leases.storeLinks }, 50)
       : null;
     return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0, storeLinks: links?.claimed ?? 0 };
   }
@@ -219,9 +193,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   async function pushesStep(): Promise<number> {
     const applied = await applyStatusPushes(
       {
-        prisma: deps.prisma,
-        logger: deps.logger,
-        owner: deps.owner,
+        ...work,
         leases: leases.pushes,
         ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
       },

@@ -2,10 +2,10 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 
 /**
  * The app's metrics, in one prom-client registry per process, served at GET /metrics in the Prometheus
- * text format (src/observability/metrics-route.ts; not public by default). Counters rather than log lines
+ * text format (src/app/metrics-route.ts; not public by default). Counters rather than log lines
  * for what the open internet can cause at will, so that noise costs a number, not a log line. Gauges that
  * describe the database (queue depth, trackers by state, paused shops) are read at most once a minute
- * (METRICS_DATABASE_EVERY_MS), each query bounded, whatever the tables hold (src/observability/metrics-route.ts).
+ * (METRICS_DATABASE_EVERY_MS), each query bounded, whatever the tables hold (src/app/metrics-route.ts).
  */
 export const metricsRegistry = new Registry();
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { devDefaults } from '../config.js';
-import { proxyPath, storeProxyPath } from './route.js';
+import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
 import { signProxyQuery } from './signature.js';
 
 /**

@@ -1,5 +1,6 @@
+import type { LookupLimits } from '../config.js';
 import { createHmac } from 'node:crypto';
-import { addressKey } from '../app/client-address.js';
+import { addressKey } from '../lib/client-address.js';
 import type { DatabaseClient } from '../db/client.js';
 import { countOf, queryRows, SqlParams } from '../db/sql.js';
 import type { Logger } from '../logger.js';
@@ -8,7 +9,7 @@ import type { Logger } from '../logger.js';
  * The shoppers' page's limits: what an attacker needs and a shopper does not.
  *
  * - **Failed lookups, per visitor.** A lookup that finds nothing (an unknown number, an order with another
- *   email) counts against the visitor's address at that shop (src/app/client-address.ts: never an address
+ *   email) counts against the visitor's address at that shop (src/lib/client-address.ts: never an address
  *   the visitor wrote). After `failuresBeforeBackoff` of them each further failure holds the address back,
  *   2 s, then 4 s, 8 s, … up to an hour; the streak is forgotten a day after its last failure. A lookup
  *   that finds something never counts, and never clears the streak (a guesser cannot reset it with a
@@ -26,22 +27,6 @@ import type { Logger } from '../logger.js';
  * both, computed by the database so that concurrent failures all count); a refresh one upsert. Addresses
  * are kept only as a keyed hash. Rows expire a day after they last said anything (retention deletes them).
  */
-
-export interface LookupLimits {
-  /** A visitor's failed lookups at a shop before each further failure holds it back. */
-  failuresBeforeBackoff: number;
-  /** The same while the shop is under attack. */
-  failuresBeforeBackoffUnderAttack: number;
-  /** The first hold; each further failure doubles it, up to backoffMaxMs. */
-  backoffMs: number;
-  backoffMaxMs: number;
-  /** A visitor's streak is forgotten this long after its last failure. */
-  forgetAfterMs: number;
-  /** Failed lookups at a shop in a minute at which it is under attack. */
-  shopFailuresPerMinute: number;
-  /** Tracking service calls a shop's lookups may cause in a minute. */
-  serviceCallsPerMinute: number;
-}
 
 export const defaultLookupLimits: LookupLimits = {
   failuresBeforeBackoff: 5,

@@ -7,9 +7,9 @@ import {
   type ShopperLineRow,
 } from '../shipments/queries/shopper-lookups.js';
 import { isFinalStatus } from '../shipments/status.js';
-import { storedEventsOf } from '../ui/api/shipment-status.js';
-import { customerEmailHash, plausibleEmail } from './email-hash.js';
-import { type ParcelGroup, parcelGroupOf } from '../ui/vocabulary.js';
+import { storedEventsOf } from '../shipments/status.js';
+import { customerEmailHash, plausibleEmail } from '../lib/email-hash.js';
+import { type ParcelGroup, parcelGroupOf } from '../shipments/status-table.js';
 
 /** What a shopper may see of one parcel: no sync state, no error, nothing but the parcel's story. */
 export interface ShopperParcel {

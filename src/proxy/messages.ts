@@ -1,4 +1,4 @@
-import type { ParcelGroup } from '../ui/vocabulary.js';
+import type { ParcelGroup } from '../shipments/status-table.js';
 
 /**
  * The shopper's page in the store's language: English, German, French, Spanish and Dutch; any other

@@ -1,4 +1,4 @@
-import { safeTrackingUrl } from '../webhooks/payloads.js';
+import { safeTrackingUrl } from '../trackers/fulfillment-payload.js';
 import type { ShopperParcel } from './lookup.js';
 import type { ProxyMessages } from './messages.js';
 

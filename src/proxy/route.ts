@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { clientAddress } from '../app/client-address.js';
+import { clientAddress } from '../lib/client-address.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import { isStorableText, truncateText } from '../db/storable-text.js';
@@ -17,10 +17,8 @@ import { type ProxyPage, renderProxyPage } from './render.js';
 import type { LookupLimiter, Visitor } from './lookup-limits.js';
 import { trackingPageLookups } from '../observability/metrics.js';
 import type { OrderRefresher } from './refresh.js';
-import { storeProxyPath } from './paths.js';
+import { storeProxyPath } from '../lib/proxy-paths.js';
 import { verifyProxyRequest } from './signature.js';
-
-export { proxyPath, storeProxyPath } from './paths.js';
 
 export interface ProxyDeps {
   prisma: DatabaseClient;

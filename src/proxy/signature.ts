@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { myshopifyDomain } from '../ui/auth/session-token.js';
+import { myshopifyDomain } from '../lib/shop-domain.js';
 
 /**
  * App proxy requests (`https://<shop>/apps/track…` → `GET /proxy…`) carry the platform's `signature`: the

@@ -1,19 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { statusPollQueue } from '../db/queues.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Prisma, Shop, Tracker } from '../generated/sqlite/client.js';
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
-import type { Logger } from '../logger.js';
+import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shipment } from '../tracking/types.js';
 import { deliveryFactsOf } from './delivery-facts.js';
-import { storeEventNotRetired } from '../jobs/retention.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
-import { readNotOlderWhere, readSupersedes, storeEventChanges, withoutFutureEvents } from './read-bounds.js';
+import {
+  readNotOlderWhere,
+  readSupersedes,
+  storeEventChanges,
+  storeEventNotRetired,
+  withoutFutureEvents,
+} from './read-bounds.js';
 import {
   defaultPollPolicy,
   nextReadAt,
@@ -38,18 +42,10 @@ import {
  * restart after a crash queue nothing twice.
  */
 
-export interface PollDeps {
-  prisma: DatabaseClient;
+export interface PollDeps extends QueueWork {
   client: TrackingClient;
   shops: ShopRepository;
-  logger: Logger;
-  owner: string;
   policy?: PollPolicy;
-  /** The worker's hold on the status-poll queue (renewed while it works); without it, one per pass. */
-  leases?: LeaseHolder;
-  /** Lease length of a holder made for one pass. */
-  leaseMs?: number;
-  now?: () => Date;
   random?: () => number;
 }
 

@@ -1,8 +1,6 @@
-import type { DatabaseClient } from '../db/client.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
-import type { Logger } from '../logger.js';
 import { storeWrites } from '../observability/metrics.js';
 import { afterStoreFailure } from './store-retry.js';
 
@@ -42,17 +40,9 @@ export interface StoreEventsApi {
   exists(shopDomain: string, input: StoreEventInput): Promise<StoreCallResult<boolean>>;
 }
 
-export interface PostDeps {
-  prisma: DatabaseClient;
+export interface PostDeps extends QueueWork {
   api: StoreEventsApi;
-  logger: Logger;
-  owner: string;
-  /** The worker's hold on the store-event queue (renewed while it works); without it, one per pass. */
-  leases?: LeaseHolder;
-  /** Lease length of a holder made for one pass. */
-  leaseMs?: number;
   maxAttempts?: number;
-  now?: () => Date;
 }
 
 export interface PostStats {
@@ -261,6 +251,6 @@ async function finish(
 ): Promise<void> {
   await deps.prisma.storeFulfillmentEvent.updateMany({
     where: { id, leaseOwner: token },
-    data: { ...data, leaseOwner: null, leaseExpiresAt: null },
+    data: { ...data, ...leaseGivenBack },
   });
 }

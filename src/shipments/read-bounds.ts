@@ -1,3 +1,4 @@
+import type { DatabaseProvider } from '../db/provider.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import type { Shipment, TrackingEvent } from '../tracking/types.js';
 import { finalStatuses, isFinalStatus } from './status-table.js';
@@ -132,4 +133,15 @@ export function readNotOlderWhere(read: ReadPosition, now: Date): Prisma.Tracker
  */
 export function storeEventChanges(events: readonly TrackingEvent[]): StatusChange[] {
   return statusChanges(events).slice(-maxStoreEventsPerRead);
+}
+
+/**
+ * The condition under which a store fulfilment event is written (src/shipments/poll-statuses.ts, with
+ * insertRows' `onlyIf`): its change is newer than what retention (src/jobs/retention.ts) deleted of its tracker. On PostgreSQL the
+ * tracker is read under a share lock, so a delete in progress is waited for and its new mark seen.
+ */
+export function storeEventNotRetired(provider: DatabaseProvider): string {
+  return provider === 'postgresql'
+    ? `v."happenedAt" > COALESCE((SELECT t."storeEventsThrough" FROM "Tracker" AS t WHERE t."id" = v."trackerId" FOR SHARE), '-infinity'::timestamp(3))`
+    : `v."happenedAt" > COALESCE((SELECT t."storeEventsThrough" FROM "Tracker" AS t WHERE t."id" = v."trackerId"), '')`;
 }

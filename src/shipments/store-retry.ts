@@ -1,4 +1,4 @@
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
+import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 
 /** A failed store call's kind (StoreCallResult in post-store-events.ts). */
 type StoreFailure = { kind: 'retry' | 'rejected' | 'access' };

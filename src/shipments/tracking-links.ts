@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
-import type { Logger } from '../logger.js';
-import { storeProxyPath } from '../proxy/paths.js';
+import { storeProxyPath } from '../lib/proxy-paths.js';
 import type { StoreCallResult } from './post-store-events.js';
 import { afterStoreFailure } from './store-retry.js';
 
@@ -171,16 +170,9 @@ export async function queueLinkForFulfillment(
   });
 }
 
-export interface LinkDeps {
-  prisma: DatabaseClient;
+export interface LinkDeps extends QueueWork {
   api: StoreLinksApi;
-  logger: Logger;
-  owner: string;
-  /** The worker's hold on the queue (renewed while it works); without it, one per pass. */
-  leases?: LeaseHolder;
-  leaseMs?: number;
   maxAttempts?: number;
-  now?: () => Date;
 }
 
 export interface LinkStats {
@@ -296,7 +288,7 @@ async function finish(
   >,
   sent?: 'store' | 'carrier',
 ): Promise<void> {
-  const release = { leaseOwner: null, leaseExpiresAt: null };
+  const release = { ...leaseGivenBack };
   const { count } = await deps.prisma.storeTrackingLink.updateMany({
     where: { id: row.id, leaseOwner: token, wanted: row.wanted },
     data: { ...data, ...release },

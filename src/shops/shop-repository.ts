@@ -2,8 +2,6 @@ import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js
 import type { Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
-import { queueLinksForSetting } from '../shipments/tracking-links.js';
-import { lockShop } from '../trackers/desired-state.js';
 
 export type { Shop };
 
@@ -181,20 +179,14 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
     },
 
     /**
-     * Changes settings. Turning the tracking-page links on or off queues the fulfilments whose links change,
-     * in the same transaction and under the shop's lock, so a fulfilment arriving meanwhile is either seen
-     * here or sees the new setting itself.
+     * Changes settings that take effect by themselves. The tracking-page links setting has consequences
+     * (fulfilments queued for new links): src/shipments/shop-settings.ts changes it.
      */
-    async updateSettings(shopId: string, settings: Partial<ShopSettings>): Promise<Shop> {
-      if (settings.linkToTrackingPage === undefined)
-        return prisma.shop.update({ where: { id: shopId }, data: settings });
-      const on = settings.linkToTrackingPage;
-      return prisma.$transaction(async (tx) => {
-        const before = await lockShop(tx, shopId);
-        const updated = await tx.shop.update({ where: { id: shopId }, data: settings });
-        if (before.linkToTrackingPage !== on) await queueLinksForSetting(tx, shopId, on);
-        return updated;
-      });
+    async updateSettings(
+      shopId: string,
+      settings: Partial<Omit<ShopSettings, 'linkToTrackingPage'>>,
+    ): Promise<Shop> {
+      return prisma.shop.update({ where: { id: shopId }, data: settings });
     },
   };
 }

@@ -1,9 +1,7 @@
-import type { DatabaseClient } from '../db/client.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { failedAttempt, leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { statusPushQueue } from '../db/queues.js';
 import type { StatusPush } from '../generated/sqlite/client.js';
-import { backoffDelayMs, backoffPolicies } from '../jobs/backoff.js';
-import type { Logger } from '../logger.js';
+import { backoffPolicies } from '../lib/backoff.js';
 import { statusPushes } from '../observability/metrics.js';
 import { storeShipmentRead } from '../shipments/poll-statuses.js';
 import { withoutFutureEvents } from '../shipments/read-bounds.js';
@@ -22,14 +20,8 @@ import { safeReason } from '../errors/safe-reason.js';
  * order leave the newest state. After a push, the tracker's next read is the safety net's.
  */
 
-export interface ApplyPushDeps {
-  prisma: DatabaseClient;
-  logger: Logger;
-  owner: string;
-  leases?: LeaseHolder;
-  leaseMs?: number;
+export interface ApplyPushDeps extends QueueWork {
   policy?: PollPolicy;
-  now?: () => Date;
   random?: () => number;
 }
 
@@ -188,8 +180,7 @@ async function applyShop(
         error: outcome === 'dropped' ? 'no wanted tracker of this shop has this number' : null,
         // Done with: the body has served its purpose (the dedupe key stays, for the duplicate window).
         payload: '',
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
       },
     });
   }
@@ -203,23 +194,11 @@ async function failedOnce(
   error: unknown,
   stats: ApplyPushStats,
 ): Promise<void> {
-  const attempts = row.attempts + 1;
-  const message = safeReason(error);
-  const giveUp = attempts >= backoffPolicies.statusPush.maxAttempts;
+  const { giveUp, data } = failedAttempt(row, safeReason(error), backoffPolicies.statusPush, now);
   if (giveUp) {
     stats.failed++;
     statusPushes.inc({ outcome: 'failed' });
   }
-  deps.logger.warn({ pushId: row.id, attempts }, 'status push not applied');
-  await deps.prisma.statusPush.updateMany({
-    where: { id: row.id, leaseOwner: token },
-    data: {
-      state: giveUp ? 'failed' : 'pending',
-      attempts,
-      error: message,
-      nextAttemptAt: new Date(now.getTime() + backoffDelayMs(attempts, backoffPolicies.statusPush)),
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    },
-  });
+  deps.logger.warn({ pushId: row.id, attempts: data.attempts }, 'status push not applied');
+  await deps.prisma.statusPush.updateMany({ where: { id: row.id, leaseOwner: token }, data });
 }

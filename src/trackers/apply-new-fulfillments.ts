@@ -4,20 +4,20 @@
  * test holds the two together). Used by src/webhooks/apply-in-bulk.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
-import { isStoreTrackingUrl, queueLinksForNewFulfillments } from '../shipments/tracking-links.js';
+import { queueLinksForNewFulfillments } from '../shipments/tracking-links.js';
 import { insertRows } from '../db/insert-rows.js';
-import { customerEmailHash } from '../proxy/email-hash.js';
 import type { Shop } from '../generated/sqlite/client.js';
-import type { FulfillmentPayload } from '../webhooks/payloads.js';
+import type { FulfillmentPayload } from './fulfillment-payload.js';
 import {
   type ApplyOutcome,
+  fulfillmentColumns,
   isCancelledStatus,
-  lockShop,
   type MatchContext,
+  newLineRow,
   newTrackerRow,
 } from './desired-state.js';
+import { lockShop } from '../shops/shop-lock.js';
 
 /**
  * The busy-day path: many first-seen fulfilments of one shop applied with a handful of set-based
@@ -97,22 +97,15 @@ export async function applyNewFulfillments(
   for (const p of planned) {
     const f = fulfillments[p.index]!;
     // What the fulfilment's row and each of its lines say alike.
-    const ofFulfilment = {
+    fulfillmentRows.push({
+      id: randomUUID(),
       ...stamps,
       shopId: shop.id,
       fulfillmentId: f.fulfillmentId,
       orderId: f.orderId,
-      orderName: f.orderName,
-    };
-    fulfillmentRows.push({
-      id: randomUUID(),
-      ...ofFulfilment,
-      status: f.status,
-      carrierName: f.carrierName,
-      customerEmailHash: f.customerEmail ? customerEmailHash(shop.id, f.customerEmail) : null,
-      sourceUpdatedAt: f.updatedAt ?? new Date(0),
+      customerEmailHash: null,
+      ...fulfillmentColumns(shop.id, f, f.updatedAt ?? new Date(0)),
     });
-    const carrierKey = f.carrierName ? normaliseCarrierName(f.carrierName) || null : null;
     let made = 0;
     let waiting = 0;
     for (const n of p.numbers) {
@@ -125,21 +118,7 @@ export async function applyNewFulfillments(
       } else if (active) {
         waiting++;
       }
-      lineRows.push({
-        id: randomUUID(),
-        ...ofFulfilment,
-        trackingNumber: n.trackingNumber,
-        fulfillmentName: f.fulfillmentName,
-        trackingUrl: isStoreTrackingUrl(shop.domain, f.trackingUrls[n.trackingNumber])
-          ? null
-          : (f.trackingUrls[n.trackingNumber] ?? null),
-        carrierName: f.carrierName,
-        carrierKey,
-        postalCode: f.postalCode,
-        destinationCountry: f.destinationCountry,
-        active,
-        trackerId,
-      });
+      lineRows.push(newLineRow(shop, f, n.trackingNumber, { active, trackerId, now }));
     }
     applied.set(p.index, { kind: 'applied', trackersTouched: made, linesWaitingForCarrier: waiting });
   }

@@ -3,10 +3,11 @@ import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js'
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import { providerOf } from '../db/provider-of.js';
-import { customerEmailHash } from '../proxy/email-hash.js';
+import { lockShop } from '../shops/shop-lock.js';
+import { customerEmailHash } from '../lib/email-hash.js';
 import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
-import type { FulfillmentPayload, OrderCancelledPayload } from '../webhooks/payloads.js';
+import type { FulfillmentPayload, OrderCancelledPayload } from './fulfillment-payload.js';
 
 /**
  * Desired state. Store events change tracking lines (one per shop, fulfilment and tracking number); each
@@ -47,6 +48,66 @@ export function orderKeyFor(
   return orderId;
 }
 
+/**
+ * A fulfilment's own columns as a body gives them, `sourceUpdatedAt` the newest known. An update without the
+ * customer's email keeps the one known.
+ */
+export function fulfillmentColumns(shopId: string, fulfillment: FulfillmentPayload, sourceUpdatedAt: Date) {
+  return {
+    status: fulfillment.status,
+    carrierName: fulfillment.carrierName,
+    orderName: fulfillment.orderName,
+    ...(fulfillment.customerEmail
+      ? { customerEmailHash: customerEmailHash(shopId, fulfillment.customerEmail) }
+      : {}),
+    sourceUpdatedAt,
+  };
+}
+
+/** What every line of a fulfilment says alike: written on its new lines, refreshed on those seen again. */
+export function lineDetails(fulfillment: FulfillmentPayload) {
+  return {
+    orderId: fulfillment.orderId,
+    orderName: fulfillment.orderName,
+    fulfillmentName: fulfillment.fulfillmentName,
+    carrierName: fulfillment.carrierName,
+    carrierKey: fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null,
+    postalCode: fulfillment.postalCode,
+    destinationCountry: fulfillment.destinationCountry,
+  };
+}
+
+/** The carrier's tracking page of a number as the store gave it; the store's own page (set by this app) is not. */
+export function carrierUrlOf(
+  shop: { domain: string },
+  fulfillment: FulfillmentPayload,
+  trackingNumber: string,
+): string | null {
+  const url = fulfillment.trackingUrls[trackingNumber] ?? null;
+  return isStoreTrackingUrl(shop.domain, url) ? null : url;
+}
+
+/** A new line of a fulfilment (one path at a time or in bulk), already pointing at its tracker. */
+export function newLineRow(
+  shop: { id: string; domain: string },
+  fulfillment: FulfillmentPayload,
+  trackingNumber: string,
+  line: { active: boolean; trackerId: string | null; now: Date },
+) {
+  return {
+    id: randomUUID(),
+    createdAt: line.now,
+    updatedAt: line.now,
+    shopId: shop.id,
+    fulfillmentId: fulfillment.fulfillmentId,
+    trackingNumber,
+    trackingUrl: carrierUrlOf(shop, fulfillment, trackingNumber),
+    active: line.active,
+    trackerId: line.trackerId,
+    ...lineDetails(fulfillment),
+  };
+}
+
 export async function applyFulfillment(
   tx: Tx,
   shop: Shop,
@@ -70,16 +131,7 @@ export async function applyFulfillment(
   }
 
   const newest = existing && existing.sourceUpdatedAt > updatedAt ? existing.sourceUpdatedAt : updatedAt;
-  const fields = {
-    status: fulfillment.status,
-    carrierName: fulfillment.carrierName,
-    orderName: fulfillment.orderName,
-    // An update without the email keeps the one known.
-    ...(fulfillment.customerEmail
-      ? { customerEmailHash: customerEmailHash(shop.id, fulfillment.customerEmail) }
-      : {}),
-    sourceUpdatedAt: newest,
-  };
+  const fields = fulfillmentColumns(shop.id, fulfillment, newest);
   if (existing) {
     await tx.fulfillment.update({ where: { id: existing.id }, data: fields, select: { id: true } });
   } else {
@@ -126,19 +178,7 @@ export async function applyFulfillment(
   // short. It does not yield inside: on SQLite the connection is the process's one, and a transaction
   // left open across event-loop turns holds every other query (and, with a second connection, blocks the
   // synchronous driver on the busy timeout).
-  const details = {
-    orderId: fulfillment.orderId,
-    orderName: fulfillment.orderName,
-    fulfillmentName: fulfillment.fulfillmentName,
-    carrierName: fulfillment.carrierName,
-    carrierKey: fulfillment.carrierName ? normaliseCarrierName(fulfillment.carrierName) || null : null,
-    postalCode: fulfillment.postalCode,
-    destinationCountry: fulfillment.destinationCountry,
-  };
-  const carrierUrl = (n: string) => {
-    const url = fulfillment.trackingUrls[n] ?? null;
-    return isStoreTrackingUrl(shop.domain, url) ? null : url;
-  };
+  const details = lineDetails(fulfillment);
   const byNumber = new Map(lines.map((l) => [l.trackingNumber, l]));
   const fresh = fulfillment.trackingNumbers.filter((n) => !byNumber.has(n));
   const again = fulfillment.trackingNumbers.flatMap((n) => byNumber.get(n) ?? []);
@@ -180,18 +220,13 @@ export async function applyFulfillment(
   await insertRows(
     tx,
     'TrackingLine',
-    fresh.map((trackingNumber) => ({
-      id: randomUUID(),
-      createdAt: now,
-      updatedAt: now,
-      shopId: shop.id,
-      fulfillmentId: fulfillment.fulfillmentId,
-      trackingNumber,
-      trackingUrl: carrierUrl(trackingNumber),
-      active,
-      trackerId: trackerIds.get(trackingNumber) ?? null,
-      ...details,
-    })),
+    fresh.map((trackingNumber) =>
+      newLineRow(shop, fulfillment, trackingNumber, {
+        active,
+        trackerId: trackerIds.get(trackingNumber) ?? null,
+        now,
+      }),
+    ),
   );
 
   // Numbers seen before: new details, wanted again when listed again (unless the shop creates no
@@ -210,7 +245,7 @@ export async function applyFulfillment(
     // store's own page, set by this app, is not the carrier's: the carrier's link is kept.
     for (const line of again) {
       if (isStoreTrackingUrl(shop.domain, fulfillment.trackingUrls[line.trackingNumber])) continue;
-      const trackingUrl = carrierUrl(line.trackingNumber);
+      const trackingUrl = carrierUrlOf(shop, fulfillment, line.trackingNumber);
       if (line.trackingUrl !== trackingUrl)
         await tx.trackingLine.update({ where: { id: line.id }, data: { trackingUrl }, select: { id: true } });
     }
@@ -276,22 +311,6 @@ export async function remapLines(
   }
   await recompute(tx, touched);
   return { trackersTouched: touched.size, linesRemapped: lines.length, stillWaiting };
-}
-
-/**
- * One shop's store events are applied one at a time: each use case first writes the shop's row, so a
- * concurrent one (another worker, on PostgreSQL) waits until this transaction ends and then reads what it
- * wrote. Without it two workers could each read the state from before the other's change, and an older
- * update (or a fulfilment racing its order's cancellation) could win.
- */
-export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTrackingPage: boolean }> {
-  // What it returns is read under the lock: a setting changed meanwhile (in its own locked transaction)
-  // is seen here.
-  return tx.shop.update({
-    where: { id: shopId },
-    data: { updatedAt: new Date() },
-    select: { linkToTrackingPage: true },
-  });
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { DatabaseClient } from '../db/client.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { trackerQueue } from '../db/queues.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -9,7 +8,7 @@ import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.j
 import type { TrackingClient } from '../tracking/client.js';
 import type { TrackingError } from '../tracking/types.js';
 import { inSync } from './desired-state.js';
-import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/backoff.js';
+import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../lib/backoff.js';
 import { type Classified, classify } from './outcome.js';
 import { createRateGate, type RateGate } from './rate-gate.js';
 import { defaultPollPolicy } from '../shipments/status.js';
@@ -28,17 +27,9 @@ import { defaultPollPolicy } from '../shipments/status.js';
  * stalled does not start a call on a row it may no longer hold.
  */
 
-export interface ReconcilerDeps {
-  prisma: DatabaseClient;
+export interface ReconcilerDeps extends QueueWork {
   client: TrackingClient;
   shops: ShopRepository;
-  logger: Logger;
-  /** Identifies this process in leases. */
-  owner: string;
-  /** Lease length of a holder made for one pass, when `leases` is not given. */
-  leaseMs?: number;
-  /** The worker's hold on the tracker queue (renewed while it works); without it, one per pass. */
-  leases?: LeaseHolder;
   /** Shared by the worker's service calls; without it, one per pass. */
   rateGate?: RateGate;
   backoff?: BackoffPolicy;
@@ -46,7 +37,6 @@ export interface ReconcilerDeps {
   probeIntervalMs?: number;
   /** When a tracker's status is first read after it is created at the service (default 15 min). */
   firstPollMs?: number;
-  now?: () => Date;
 }
 
 export interface ReconcileStats {
@@ -361,8 +351,7 @@ async function flushBatch(
         syncedAt: now,
         // At the service: its status is read from now on; gone: never again.
         nextPollAt: nextPollAfterSync(deps, { remote: 'unknown', nextPollAt: null }, kind.remote, now),
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
         version: { increment: 1 },
         ...(kind.createCall ? { createCalls: { increment: 1 } } : {}),
       },
@@ -541,8 +530,7 @@ async function finish(
       where: { id: trackerId, leaseOwner: leases.token, version: row.version },
       data: {
         ...data,
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        ...leaseGivenBack,
         version: { increment: 1 },
         ...(createCallsIncrement ? { createCalls: { increment: createCallsIncrement } } : {}),
       },

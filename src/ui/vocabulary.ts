@@ -17,6 +17,7 @@ export {
   parcelGroupOf,
   parcelGroups,
   parcelGroupStatuses,
+  parcelGroupStatusTones,
   type SyncState,
   syncStateOf,
   syncStates,
@@ -33,21 +34,6 @@ export const parcelGroupLabels: Record<ParcelGroup, string> = {
   not_followed: 'Tracking problem',
   delivered: 'Delivered',
   ended: 'Ended',
-};
-
-export type Tone = 'info' | 'success' | 'warning' | 'critical' | 'neutral';
-
-export const parcelGroupTones: Record<ParcelGroup, Tone> = {
-  not_scanned: 'neutral',
-  info_received: 'neutral',
-  in_transit: 'info',
-  out_for_delivery: 'info',
-  ready_for_pickup: 'info',
-  failed_attempt: 'warning',
-  exception: 'critical',
-  not_followed: 'warning',
-  delivered: 'success',
-  ended: 'neutral',
 };
 
 /** What the merchant can do when the service itself cannot follow a tracker. */

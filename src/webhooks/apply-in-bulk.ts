@@ -1,9 +1,9 @@
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
+import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/apply-new-fulfillments.js';
-import { describeRefusedNumbers, type FulfillmentPayload } from './payloads.js';
+import { describeRefusedNumbers, type FulfillmentPayload } from '../trackers/fulfillment-payload.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';
 import { safeReason } from '../errors/safe-reason.js';

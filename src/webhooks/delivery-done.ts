@@ -1,3 +1,4 @@
+import { leaseGivenBack } from '../db/lease-queue.js';
 import type { Tx } from '../db/client.js';
 import type { TopicResult } from './topics/types.js';
 
@@ -21,8 +22,7 @@ export async function markDeliveriesDone(
       error: outcome.kind === 'applied' ? null : (outcome.detail ?? null),
       ...(outcome.kind === 'rejected' ? {} : { payload: '' }),
       attempts: { increment: 1 },
-      leaseOwner: null,
-      leaseExpiresAt: null,
+      ...leaseGivenBack,
     },
   });
   return count;

@@ -1,28 +1,21 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import { type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { failedAttempt, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { deliveryQueue } from '../db/queues.js';
-import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
-import type { Logger } from '../logger.js';
 import { safeReason } from '../errors/safe-reason.js';
 import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { admitDeliveries } from './admit-deliveries.js';
-import { yieldToEventLoop } from '../jobs/yield-to-event-loop.js';
+import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
 import { markDeliveriesDone } from './delivery-done.js';
-import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../jobs/backoff.js';
+import { backoffPolicies, type BackoffPolicy } from '../lib/backoff.js';
 import { applyDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
 
-export interface DeliveryProcessorDeps {
-  prisma: DatabaseClient;
+export interface DeliveryProcessorDeps extends QueueWork {
   carriers: CarrierRepository;
-  logger: Logger;
-  owner: string;
   /** Asks a store which fulfilments it holds (src/webhooks/admit-deliveries.ts). */
   confirmFulfillments: FulfillmentConfirmer;
-  /** The worker's hold on the delivery queue (renewed while it works); without it, one for this pass. */
-  leases?: LeaseHolder;
   backoff?: BackoffPolicy;
   /** Apply first-seen fulfilments of a batch set-wise (default true); false: always one at a time. */
   bulk?: boolean;
@@ -130,22 +123,16 @@ async function retryLater(
   delivery: WebhookDelivery,
   message: string,
 ): Promise<void> {
-  const attempts = delivery.attempts + 1;
-  const backoff = deps.backoff ?? backoffPolicies.delivery;
-  const giveUp = attempts >= backoff.maxAttempts;
+  const { giveUp, data } = failedAttempt(delivery, message, deps.backoff ?? backoffPolicies.delivery);
   deps.logger.error(
-    { deliveryId: delivery.id, topic: delivery.topic, shop: delivery.shopDomain, err: message, attempts },
+    {
+      deliveryId: delivery.id,
+      topic: delivery.topic,
+      shop: delivery.shopDomain,
+      err: message,
+      attempts: data.attempts,
+    },
     giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
   );
-  await deps.prisma.webhookDelivery.updateMany({
-    where: { id: delivery.id, leaseOwner: token },
-    data: {
-      state: giveUp ? 'failed' : 'pending',
-      attempts,
-      error: message,
-      nextAttemptAt: new Date(Date.now() + backoffDelayMs(attempts, backoff)),
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    },
-  });
+  await deps.prisma.webhookDelivery.updateMany({ where: { id: delivery.id, leaseOwner: token }, data });
 }

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
+import { fulfillmentPayload, orderCancelledPayload } from '../trackers/fulfillment-payload.js';
 import {
   appUninstalledPayload,
   customersDataRequestPayload,
   customersRedactPayload,
-  fulfillmentPayload,
-  orderCancelledPayload,
   shopRedactPayload,
 } from './payloads.js';
 

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Shopify } from '@shopify/shopify-api';
 import { z } from 'zod';
-import { isStorableDate } from './payloads.js';
+import { isStorableDate } from '../db/storable-text.js';
 import { checkTopicBody, type TopicBodyFailure } from './topic-bodies.js';
 
 /**

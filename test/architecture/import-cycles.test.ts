@@ -1,27 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { moduleGraph, srcDir } from '../helpers/module-graph.js';
 
 /**
  * No module of src/ imports itself back through others (type imports included): a cycle makes load order
  * matter and hides which module owns what. The generated Prisma clients are left out.
  */
-const srcDir = path.resolve(import.meta.dirname, '../../src');
-
-function modules(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : modules(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'/gm)]
-    .map((m) => path.resolve(path.dirname(file), m[1]!.replace(/\.js$/, '.ts')))
-    .filter((target) => !target.includes(`${path.sep}generated${path.sep}`));
-}
 
 /** Every cycle's modules (strongly connected components of more than one module, or a self-import). */
 function cycles(graph: Map<string, string[]>): string[][] {
@@ -60,7 +44,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
 
 describe('src/ module graph', () => {
   it('has no import cycles', () => {
-    const graph = new Map(modules(srcDir).map((file) => [file, importsOf(file)]));
+    const graph = moduleGraph();
     expect(graph.size).toBeGreaterThan(50);
     expect(cycles(graph)).toEqual([]);
   });

@@ -18,7 +18,7 @@ const boundaries = [
   ...tsFiles('ui/api'),
   ...tsFiles('cli'),
   'shops/connect-shop.ts',
-  'carriers/map-carrier.ts',
+  'trackers/map-carrier.ts',
   'db/keyset-cursor.ts',
 ];
 

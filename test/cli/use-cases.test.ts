@@ -1,13 +1,13 @@
 /** The use cases behind the CLI's carriers:map and jobs:retry, in-process. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
-import { closeSlugs, mapCarrier } from '../../src/carriers/map-carrier.js';
+import { closeSlugs, mapCarrier } from '../../src/trackers/map-carrier.js';
 import { createCarrierMatcher } from '../../src/carriers/match.js';
 import { listFailed, retryFailed } from '../../src/jobs/retry-failed.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
 import { createTrackingClient } from '../../src/tracking/client.js';
 import { applyFulfillment } from '../../src/trackers/desired-state.js';
-import { fulfillmentPayload } from '../../src/webhooks/payloads.js';
+import { fulfillmentPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { fixture } from '../helpers/webhooks.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trackingNumberLimits } from '../../src/webhooks/payloads.js';
+import { trackingNumberLimits } from '../../src/trackers/fulfillment-payload.js';
 import { startTestApp, TEST_SECRET, TEST_SHOP, type TestApp, waitFor } from '../helpers/app.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
 import { installStore } from '../helpers/install.js';

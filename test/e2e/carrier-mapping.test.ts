@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierOverrides } from '../../src/carriers/carrier-repository.js';
-import { mapCarrier } from '../../src/carriers/map-carrier.js';
+import { mapCarrier } from '../../src/trackers/map-carrier.js';
 import { remapLines } from '../../src/trackers/desired-state.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addShop, type ScenarioShop, variant } from '../helpers/scenario.js';

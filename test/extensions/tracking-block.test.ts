@@ -4,7 +4,7 @@ import path from 'node:path';
 import { check } from '@shopify/theme-check-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
-import { storeProxyPath } from '../../src/proxy/route.js';
+import { storeProxyPath } from '../../src/lib/proxy-paths.js';
 
 /**
  * The theme app extension (extensions/tracking-block): the "Track your order" block merchants place in

@@ -4,7 +4,7 @@ import type { Shop, Tracker, WebhookDelivery } from '../../src/generated/sqlite/
 import { deliveryFactsOf } from '../../src/shipments/delivery-facts.js';
 import { storedEventsOf } from '../../src/shipments/status.js';
 import { type EncryptionKeyring, parseKeyring } from '../../src/shops/crypto.js';
-import { type FulfillmentPayload, fulfillmentPayload } from '../../src/webhooks/payloads.js';
+import { type FulfillmentPayload, fulfillmentPayload } from '../../src/trackers/fulfillment-payload.js';
 
 /**
  * Small builders for the core-module tests: shops, store-shaped fulfilment bodies, tracker rows, and a

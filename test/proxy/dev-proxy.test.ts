@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devAppProxy, devAppProxySecret, devProxyParameters } from '../../src/proxy/dev-proxy.js';
-import { proxyPath, storeProxyPath } from '../../src/proxy/route.js';
+import { proxyPath, storeProxyPath } from '../../src/lib/proxy-paths.js';
 import { proxyParams, signProxyQuery, verifyProxyRequest } from '../../src/proxy/signature.js';
 
 /**

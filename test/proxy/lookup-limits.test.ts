@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRetention } from '../../src/jobs/retention.js';
-import { createLookupLimiter, type LookupLimiter, type LookupLimits } from '../../src/proxy/lookup-limits.js';
+import type { LookupLimits } from '../../src/config.js';
+import { createLookupLimiter, type LookupLimiter } from '../../src/proxy/lookup-limits.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**

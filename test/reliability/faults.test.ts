@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 import { silentLogger } from '../../src/logger.js';
-import type { BackoffPolicy } from '../../src/jobs/backoff.js';
+import type { BackoffPolicy } from '../../src/lib/backoff.js';
 import { defaultRetryPolicy } from '../../src/tracking/request.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';

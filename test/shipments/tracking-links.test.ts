@@ -8,6 +8,7 @@ import {
 } from '../../src/shipments/tracking-links.js';
 import { shopifyStoreAdmin } from '../../src/shopify/admin-graphql.js';
 import { createShopify } from '../../src/shopify/api.js';
+import { changeShopSettings } from '../../src/shipments/shop-settings.js';
 import { shopifyStoreLinks } from '../../src/shopify/tracking-info.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 import { parseKeyring } from '../../src/shops/crypto.js';
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 const prisma = () => app.database.prisma;
-const setting = (on: boolean) => app.runtime.shops.updateSettings(shop.id, { linkToTrackingPage: on });
+const setting = (on: boolean) => changeShopSettings(prisma(), shop.id, { linkToTrackingPage: on });
 const updates = () =>
   fake.requests.filter((r) => r.shop === shop.domain && r.operation === 'fulfillmentTrackingInfoUpdate');
 const linksSettled = () =>

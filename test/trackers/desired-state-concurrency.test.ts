@@ -3,7 +3,7 @@ import { createCarrierMatcher } from '../../src/carriers/match.js';
 import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
-import { type FulfillmentPayload, orderCancelledPayload } from '../../src/webhooks/payloads.js';
+import { type FulfillmentPayload, orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
 import { createShop, fulfilment } from '../helpers/factories.js';
 

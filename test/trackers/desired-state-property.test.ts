@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierMatcher } from '../../src/carriers/match.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
-import { orderCancelledPayload } from '../../src/webhooks/payloads.js';
+import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createShop, fulfilment } from '../helpers/factories.js';
 

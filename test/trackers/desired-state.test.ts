@@ -11,7 +11,7 @@ import {
   recompute,
   remapLines,
 } from '../../src/trackers/desired-state.js';
-import { orderCancelledPayload } from '../../src/webhooks/payloads.js';
+import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   createShop,
@@ -21,7 +21,7 @@ import {
   type ShopOverrides,
 } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
-import { fulfillmentPayload } from '../../src/webhooks/payloads.js';
+import { fulfillmentPayload } from '../../src/trackers/fulfillment-payload.js';
 
 let db: TestDatabase;
 

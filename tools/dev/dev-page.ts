@@ -10,10 +10,11 @@
  * accepts launch tokens of up to devTokenHours.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadDevSettings, loadDotEnvFile } from '../../src/config.js';
+import { ConfigError, loadDotEnvFile } from '../../src/config.js';
+import { loadDevSettings } from './dev-settings.js';
 import { createDatabase } from '../../src/db/client.js';
 import { parseKeyring } from '../../src/shops/crypto.js';
-import { myshopifyDomain } from '../../src/ui/auth/session-token.js';
+import { myshopifyDomain } from '../../src/lib/shop-domain.js';
 import { devPageUrl, devTokenHours, installDevShop } from './dev-store.js';
 import { devShopDomain } from './dev-tools.js';
 

@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../src/cli/output.js';
-import { ConfigError, loadDevSettings, loadDotEnvFile } from '../../src/config.js';
+import { ConfigError, loadDotEnvFile } from '../../src/config.js';
+import { loadDevSettings } from './dev-settings.js';
 import { demoAccount } from '../emulator/state.js';
 import { webhookHeaders } from '../../src/webhooks/sign.js';
 import { devShopDomain, fixtureNames, fixturePath, fixturesDir, topicForFixture } from './dev-tools.js';

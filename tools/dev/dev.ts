@@ -5,13 +5,8 @@
  * installed, ready for `npm run dev:send`, the page and the CLI.
  */
 import path from 'node:path';
-import {
-  ConfigError,
-  devEnvFilePath,
-  loadAppConfig,
-  loadDevSettings,
-  loadDotEnvFile,
-} from '../../src/config.js';
+import { ConfigError, devEnvFilePath, loadAppConfig, loadDotEnvFile } from '../../src/config.js';
+import { loadDevSettings } from './dev-settings.js';
 import { redactUrl } from '../../src/db/provider.js';
 import { type RunningEmulator, startEmulator } from '../emulator/server.js';
 import { demoAccount } from '../emulator/state.js';

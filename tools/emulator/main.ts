@@ -1,5 +1,6 @@
 /** CLI entry (`npm run emulator`): starts the emulator with settings from the environment. */
-import { ConfigError, loadEmulatorConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { loadEmulatorConfig } from './config.js';
 import { createLogger } from '../../src/logger.js';
 import { startEmulator } from './server.js';
 import { demoAccount } from './state.js';

@@ -1,7 +1,7 @@
 /** The emulator's HTTP server (node:http, no framework): routing, fault injection, call logging. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { EmulatorAccountConfig } from '../../src/config.js';
+import type { EmulatorAccountConfig } from './config.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import type { CallLogEntry } from './call-log.js';
 import { VirtualClock } from './clock.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
-import { refreshCarriers } from '../../jobs/refresh-carriers.js';
+import { refreshCarriers } from '../../trackers/refresh-carriers.js';
 import type { Logger } from '../../logger.js';
 import type { TrackingClient } from '../../tracking/client.js';
 import type { ShippingProvider } from '../../tracking/types.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
-import { mapCarrier, mapCarrierInput } from '../../carriers/map-carrier.js';
+import { mapCarrier, mapCarrierInput } from '../../trackers/map-carrier.js';
 import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';

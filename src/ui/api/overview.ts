@@ -1,7 +1,7 @@
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
-import { storeProxyPath } from '../../proxy/route.js';
+import { storeProxyPath } from '../../lib/proxy-paths.js';
 import type { HealthKey } from '../vocabulary.js';
 import { countRefusedWrites } from '../../shipments/queries/refused-writes.js';
 import { hasAnyTracker, trackingLinkProgress } from '../../shipments/queries/overview.js';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
+import type { DatabaseClient } from '../../db/client.js';
+import { changeShopSettings } from '../../shipments/shop-settings.js';
 import { currentShop } from './current-shop.js';
 
 export const STALE_AFTER_DAYS_MIN = 1;
@@ -46,7 +48,7 @@ const settingKeys = [
 
 /** Changes any of the shop's settings; the others stay as they are. */
 export async function updateShopSettings(
-  deps: { shops: ShopRepository },
+  deps: { prisma: DatabaseClient; shops: ShopRepository },
   domain: string,
   body: SettingsBody,
 ): Promise<{ settings: ShopSettings }> {
@@ -55,6 +57,7 @@ export async function updateShopSettings(
   for (const key of settingKeys) {
     if (body[key] !== undefined) Object.assign(changes, { [key]: body[key] });
   }
-  const updated = Object.keys(changes).length > 0 ? await deps.shops.updateSettings(shop.id, changes) : shop;
+  const updated =
+    Object.keys(changes).length > 0 ? await changeShopSettings(deps.prisma, shop.id, changes) : shop;
   return { settings: viewOf(updated).settings };
 }

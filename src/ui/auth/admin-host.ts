@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { myshopifyDomain } from './session-token.js';
+import { myshopifyDomain } from '../../lib/shop-domain.js';
 
 /**
  * The `host` the admin passes to an embedded app: base64 of the store admin's host, unpadded or padded —

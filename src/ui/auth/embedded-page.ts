@@ -3,7 +3,8 @@ import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { authPath, type TracksyncShopify } from '../../shopify/api.js';
 import { type OfflineTokenExchange, offlineTokenExchange, recordInstall } from '../../shopify/install.js';
-import { myshopifyDomain, verifySessionToken } from './session-token.js';
+import { myshopifyDomain } from '../../lib/shop-domain.js';
+import { verifySessionToken } from './session-token.js';
 import { safeReason } from '../../errors/safe-reason.js';
 
 /** App Bridge, from Shopify's CDN (it must be loaded from there). */

@@ -1,3 +1,4 @@
+import { myshopifyDomain } from '../../lib/shop-domain.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { JwtPayload, Shopify } from '@shopify/shopify-api';
 import type { RequestHandler } from 'express';
@@ -31,15 +32,6 @@ const CLOCK_TOLERANCE_S = 10;
  * token valid for longer (say until the year 2100) was not made by it, or is a leaked token made to last.
  */
 export const MAX_TOKEN_LIFETIME_S = 5 * 60;
-
-const MYSHOPIFY_DOMAIN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
-
-/** The shop's *.myshopify.com domain, lower-cased, or null when `value` is not one. */
-export function myshopifyDomain(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const domain = value.trim().toLowerCase();
-  return MYSHOPIFY_DOMAIN.test(domain) ? domain : null;
-}
 
 /** `https://<shop>.myshopify.com` (optionally with a path such as /admin) → the shop domain, else null. */
 function shopOfUrl(value: unknown): string | null {

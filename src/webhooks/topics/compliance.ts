@@ -1,4 +1,4 @@
-import { customerEmailHash, plausibleEmail } from '../../proxy/email-hash.js';
+import { customerEmailHash, plausibleEmail } from '../../lib/email-hash.js';
 import type { TopicContext, TopicHandler } from './types.js';
 
 /**

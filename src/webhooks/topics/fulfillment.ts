@@ -1,7 +1,7 @@
 import { carrierOverrides } from '../../carriers/carrier-repository.js';
 import { ensureShop } from '../../shops/shop-repository.js';
 import { applyFulfillment } from '../../trackers/desired-state.js';
-import { describeRefusedNumbers } from '../payloads.js';
+import { describeRefusedNumbers } from '../../trackers/fulfillment-payload.js';
 import type { TopicHandler } from './types.js';
 
 /** fulfillments/create and fulfillments/update: the fulfilment's tracking numbers become wanted trackers. */

@@ -4,9 +4,10 @@ import {
   healthWords,
   parcelGroupLabels,
   parcelGroups,
-  parcelGroupTones,
+  parcelGroupStatusTones,
   pauseWords,
 } from '../../vocabulary.js';
+import { parcelTones } from '../components/badges.js';
 import { api } from '../api-client.js';
 import { loadFailure } from '../components/load-failure.js';
 import { barChart } from '../components/chart.js';
@@ -255,7 +256,7 @@ export const overviewPage: PageModule = (context) => {
           label: parcelGroupLabels[group],
           value: analytics.byStatus[group] ?? 0,
           text: formatCount(analytics.byStatus[group] ?? 0),
-          tone: parcelGroupTones[group],
+          tone: parcelTones[parcelGroupStatusTones[group]],
         })),
     });
     const carriers = analytics.carriers;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { databaseGauges } from '../../src/observability/metrics-route.js';
+import { databaseGauges } from '../../src/app/metrics-route.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createShop, createTracker, resetDatabase } from '../helpers/factories.js';
 

@@ -2,7 +2,7 @@ import { type CarrierRepository, carrierOverrides } from '../carriers/carrier-re
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { TrackingClient } from '../tracking/client.js';
-import { remapLines } from '../trackers/desired-state.js';
+import { remapLines } from './desired-state.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 export interface RefreshDeps {

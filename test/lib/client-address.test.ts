@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { addressKey, clientAddress } from '../../src/app/client-address.js';
+import { addressKey, clientAddress } from '../../src/lib/client-address.js';
 import { loadAppConfig } from '../../src/config.js';
 
 /**

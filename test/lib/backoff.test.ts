@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, backoffPolicies } from '../../src/jobs/backoff.js';
+import { backoffDelayMs, backoffPolicies } from '../../src/lib/backoff.js';
 
 describe('backoffDelayMs', () => {
   const policy = { baseDelayMs: 1_000, maxDelayMs: 60_000, maxAttempts: 10 };

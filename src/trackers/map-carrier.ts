@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../db/client.js';
 import { storableString } from '../db/storable-text.js';
-import { refreshCarriers } from '../jobs/refresh-carriers.js';
+import { refreshCarriers } from './refresh-carriers.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { ShippingProvider } from '../tracking/types.js';
-import { remapLines } from '../trackers/desired-state.js';
-import { type CarrierRepository, carrierOverrides } from './carrier-repository.js';
-import { normaliseCarrierName } from './match.js';
+import { remapLines } from './desired-state.js';
+import { type CarrierRepository, carrierOverrides } from '../carriers/carrier-repository.js';
+import { normaliseCarrierName } from '../carriers/match.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 export const mapCarrierInput = z.object({

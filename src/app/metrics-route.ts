@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import { defaultDepthCap, queueDepth } from '../db/lease-queue.js';
 import { allQueues } from '../db/queues.js';
-import { type DatabaseGauges, metricsRegistry } from './metrics.js';
+import { type DatabaseGauges, metricsRegistry } from '../observability/metrics.js';
 
 /**
  * GET /metrics, never public by default: served either on its own listener (METRICS_PORT, bound to

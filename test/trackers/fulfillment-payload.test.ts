@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  customersDataRequestPayload,
-  customersRedactPayload,
   fulfillmentPayload,
   orderCancelledPayload,
-  shopRedactPayload,
   orderNameFromFulfillmentName,
+} from '../../src/trackers/fulfillment-payload.js';
+import {
+  customersDataRequestPayload,
+  customersRedactPayload,
+  shopRedactPayload,
 } from '../../src/webhooks/payloads.js';
 import { fulfilmentBody } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
