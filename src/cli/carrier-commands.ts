@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { storableString } from '../db/storable-text.js';
 import { mapCarrier, mapCarrierInput } from '../trackers/map-carrier.js';
@@ -9,24 +8,19 @@ import {
   defineCommand,
   exitCodes,
   jsonFlag,
-  requireFlags,
+  jsonFlagValue,
+  jsonOnly,
+  readFlags,
   shopDomainFlag,
-  usageErrors,
-  validateFlags,
+  stringOption,
 } from './command.js';
 import { firstLine } from './context.js';
-import { formatJson, formatTable } from './output.js';
+import { formatJson, printResult, printTable } from './output.js';
 
 export const carriersRefresh = defineCommand({
   name: 'carriers:refresh',
   summary: "fetch the service's carrier list into the cache and match the lines waiting for a carrier",
-  synopsis: '[--json]',
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({ args, options: { ...jsonFlag }, strict: true, allowPositionals: false }),
-    );
-    return { json: values.json ?? false };
-  },
+  ...jsonOnly,
   async run(app, input) {
     let result: { carriers: number; linesMatched: number };
     try {
@@ -34,13 +28,11 @@ export const carriersRefresh = defineCommand({
     } catch (error) {
       throw new CliError(firstLine(error), exitCodes.failed);
     }
-    if (input.json) app.io.out(formatJson(result));
-    else {
+    return printResult(app.io, input.json, result, (r) =>
       app.io.out(
-        `Cached ${result.carriers} carriers from the tracking service; ${result.linesMatched} waiting line(s) matched.`,
-      );
-    }
-    return exitCodes.ok;
+        `Cached ${r.carriers} carriers from the tracking service; ${r.linesMatched} waiting line(s) matched.`,
+      ),
+    );
   },
 });
 
@@ -49,23 +41,14 @@ export const carriersList = defineCommand({
   summary: 'the cached carrier list (slug and label)',
   synopsis: '[--search <text>] [--json]',
   details: ['--search matches slugs and labels, ignoring case, spaces and punctuation.'],
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: { search: { type: 'string' }, ...jsonFlag },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    return validateFlags(
-      z.object({
+  parse: (args) =>
+    readFlags(args, {
+      options: { search: stringOption, ...jsonFlag },
+      schema: z.object({
         search: storableString().trim().min(1, 'is empty').optional(),
-        json: z.boolean().default(false),
+        json: jsonFlagValue,
       }),
-      values,
-    );
-  },
+    }),
   async run(app, input) {
     const all = await app.carriers.providers();
     const refreshedAt = await app.carriers.lastRefreshedAt();
@@ -80,31 +63,25 @@ export const carriersList = defineCommand({
               (normaliseCarrierName(c.slug).includes(key) || normaliseCarrierName(c.label).includes(key))),
         )
       : all;
-    if (input.json) {
-      app.io.out(formatJson({ refreshedAt, total: all.length, carriers }));
-      return exitCodes.ok;
-    }
-    if (all.length === 0) {
-      app.io.err('The carrier cache is empty: run npm run cli -- carriers:refresh');
-      return exitCodes.ok;
-    }
-    if (carriers.length === 0) app.io.out(`No carrier matches "${input.search ?? ''}".`);
-    else {
-      app.io.out(
-        formatTable(
-          [
-            { header: 'SLUG', value: (c) => c.slug },
-            { header: 'LABEL', value: (c) => c.label },
-          ],
-          carriers,
-        ),
+    return printResult(app.io, input.json, { refreshedAt, total: all.length, carriers }, () => {
+      if (all.length === 0) {
+        app.io.err('The carrier cache is empty: run npm run cli -- carriers:refresh');
+        return;
+      }
+      printTable(
+        app.io,
+        [
+          { header: 'SLUG', value: (c) => c.slug },
+          { header: 'LABEL', value: (c) => c.label },
+        ],
+        carriers,
+        `No carrier matches "${input.search ?? ''}".`,
       );
-    }
-    app.io.out('');
-    app.io.out(
-      `${carriers.length} of ${all.length} carriers; list refreshed ${refreshedAt ? refreshedAt.toISOString() : 'never'}.`,
-    );
-    return exitCodes.ok;
+      app.io.out('');
+      app.io.out(
+        `${carriers.length} of ${all.length} carriers; list refreshed ${refreshedAt ? refreshedAt.toISOString() : 'never'}.`,
+      );
+    });
   },
 });
 
@@ -113,31 +90,17 @@ export const carriersMap = defineCommand({
   summary: "map a store carrier name to a carrier slug for one shop; releases that name's waiting lines",
   synopsis: '--shop <domain> --name <store carrier name> --slug <slug> [--json]',
   details: ['The mapping wins over every automatic match. A running worker then creates the trackers.'],
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: {
-          shop: { type: 'string' },
-          name: { type: 'string' },
-          slug: { type: 'string' },
-          ...jsonFlag,
-        },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    requireFlags(values, { shop: '<domain>', name: '<store carrier name>', slug: '<slug>' });
-    return validateFlags(
-      z.object({
+  parse: (args) =>
+    readFlags(args, {
+      options: { shop: stringOption, name: stringOption, slug: stringOption, ...jsonFlag },
+      required: { shop: '<domain>', name: '<store carrier name>', slug: '<slug>' },
+      schema: z.object({
         shop: shopDomainFlag,
         name: mapCarrierInput.shape.carrierName,
         slug: mapCarrierInput.shape.slug,
-        json: z.boolean().default(false),
+        json: jsonFlagValue,
       }),
-      values,
-    );
-  },
+    }),
   async run(app, input) {
     const result = await mapCarrier(app, {
       shopDomain: input.shop,
@@ -150,13 +113,11 @@ export const carriersMap = defineCommand({
       app.io.err(`error: ${result.message}${hint}`);
       return result.reason === 'invalid_input' ? exitCodes.usage : exitCodes.failed;
     }
-    if (input.json) app.io.out(formatJson(result));
-    else {
-      app.io.out(`Mapped "${result.carrierName}" to ${result.slug} for ${result.shopDomain}.`);
+    return printResult(app.io, input.json, result, (r) => {
+      app.io.out(`Mapped "${r.carrierName}" to ${r.slug} for ${r.shopDomain}.`);
       app.io.out(
-        `${result.linesRemapped} line(s) remapped, ${result.stillWaiting} still waiting; ${result.trackersTouched} tracker(s) changed (the worker syncs them).`,
+        `${r.linesRemapped} line(s) remapped, ${r.stillWaiting} still waiting; ${r.trackersTouched} tracker(s) changed (the worker syncs them).`,
       );
-    }
-    return exitCodes.ok;
+    });
   },
 });

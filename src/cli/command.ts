@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { z } from 'zod';
 import { connectInput } from '../shops/connect-shop.js';
 import type { CliApp } from './context.js';
@@ -33,8 +34,51 @@ export function defineCommand<Input>(command: Command<Input>): Command<unknown> 
   return command as Command<unknown>;
 }
 
+/** The flags a command takes, described as util.parseArgs takes them. */
+export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
+
+type FlagConfig<O extends FlagOptions> = {
+  args: readonly string[];
+  options: O;
+  strict: true;
+  allowPositionals: false;
+};
+
+/** The values util.parseArgs finds for these flags (a flag not given is absent). */
+export type FlagValues<O extends FlagOptions> = ReturnType<typeof parseArgs<FlagConfig<O>>>['values'];
+
+/** A command's flags: how util.parseArgs reads them, and which must be given. */
+export interface FlagSpec<O extends FlagOptions> {
+  options: O;
+  /** Flags that must be given, each with the placeholder its error shows: `{ shop: '<domain>' }`. */
+  required?: NoInfer<{ [Name in keyof O]?: string }>;
+}
+
+/**
+ * Reads a command's flags (no positionals). An unknown or malformed flag, or a missing required one, is a
+ * UsageError.
+ */
+export function parseFlags<const O extends FlagOptions>(
+  args: readonly string[],
+  { options, required = {} }: FlagSpec<O>,
+): FlagValues<O> {
+  const { values } = usageErrors(() =>
+    parseArgs<FlagConfig<O>>({ args, options, strict: true, allowPositionals: false }),
+  );
+  requireFlags(values, required);
+  return values;
+}
+
+/** parseFlags, then validateFlags with the spec's schema: the flags as the command uses them. */
+export function readFlags<const O extends FlagOptions, S extends z.ZodType>(
+  args: readonly string[],
+  spec: FlagSpec<O> & { schema: S },
+): z.output<S> {
+  return validateFlags(spec.schema, parseFlags(args, spec));
+}
+
 /** Runs util.parseArgs (or anything else that throws on bad flags), turning its errors into UsageError. */
-export function usageErrors<T>(parse: () => T): T {
+function usageErrors<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
@@ -45,7 +89,7 @@ export function usageErrors<T>(parse: () => T): T {
 }
 
 /** Missing flags, named the way they are typed. */
-export function requireFlags(values: Record<string, unknown>, flags: Record<string, string>): void {
+function requireFlags(values: Record<string, unknown>, flags: Record<string, string | undefined>): void {
   const missing = Object.entries(flags)
     .filter(([name]) => values[name] === undefined)
     .map(([name, placeholder]) => `--${name} ${placeholder}`);
@@ -66,9 +110,20 @@ export function validateFlags<S extends z.ZodType>(schema: S, values: unknown): 
 /** A `*.myshopify.com` domain, trimmed and lower-cased (the same rule as connecting a shop). */
 export const shopDomainFlag = connectInput.shape.domain;
 
+/** A flag that takes a value, as util.parseArgs describes it. */
+export const stringOption = { type: 'string' } as const;
+
 export const jsonFlag = { json: { type: 'boolean' } } as const;
+
+/** `--json` as read: off unless given. */
+export const jsonFlagValue = z.boolean().default(false);
+
+/** The synopsis and parse of a command whose only flag is `--json`: spread it into the command. */
+export const jsonOnly = {
+  synopsis: '[--json]',
+  parse: (args: readonly string[]): { json: boolean } =>
+    readFlags(args, { options: jsonFlag, schema: z.object({ json: jsonFlagValue }) }),
+};
 
 /** `--limit <n>`: a positive whole number, as text on the command line. */
 export const limitFlag = z.coerce.number().int().min(1).max(100_000);
-
-export const optionalShopFlag = z.object({ shop: shopDomainFlag.optional() });

@@ -1,77 +1,66 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { storableString } from '../db/storable-text.js';
 import { listFailed, retryFailed } from '../jobs/retry-failed.js';
-import { defineCommand, exitCodes, jsonFlag, shopDomainFlag, usageErrors, validateFlags } from './command.js';
-import { formatJson, formatTable } from './output.js';
+import {
+  defineCommand,
+  exitCodes,
+  jsonFlag,
+  jsonFlagValue,
+  readFlags,
+  shopDomainFlag,
+  stringOption,
+} from './command.js';
+import { printResult, printTable } from './output.js';
 
 export const jobsFailed = defineCommand({
   name: 'jobs:failed',
   summary: 'trackers that failed or ran out of attempts, and webhook deliveries that failed',
   synopsis: '[--shop <domain>] [--json]',
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: { shop: { type: 'string' }, ...jsonFlag },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    return validateFlags(
-      z.object({ shop: shopDomainFlag.optional(), json: z.boolean().default(false) }),
-      values,
-    );
-  },
+  parse: (args) =>
+    readFlags(args, {
+      options: { shop: stringOption, ...jsonFlag },
+      schema: z.object({ shop: shopDomainFlag.optional(), json: jsonFlagValue }),
+    }),
   async run(app, input) {
     const failed = await listFailed(app.prisma, input.shop ? { shopDomain: input.shop } : {});
-    if (input.json) {
-      app.io.out(formatJson(failed));
-      return exitCodes.ok;
-    }
-    app.io.out(`Failed trackers: ${failed.trackers.length}`);
-    if (failed.trackers.length > 0) {
-      app.io.out(
-        formatTable(
-          [
-            { header: 'ID', value: (t) => t.id },
-            { header: 'SHOP', value: (t) => t.shopDomain },
-            { header: 'NUMBER', value: (t) => t.trackingNumber },
-            { header: 'PROVIDER', value: (t) => t.provider },
-            { header: 'STATE', value: (t) => t.syncState },
-            { header: 'ATTEMPTS', value: (t) => t.attempts, align: 'right' },
-            { header: 'REASON', value: (t) => t.lastErrorReason },
-            { header: 'AT', value: (t) => t.lastErrorAt },
-            { header: 'ERROR', value: (t) => t.lastError, maxWidth: 70 },
-          ],
-          failed.trackers,
-        ),
+    return printResult(app.io, input.json, failed, ({ trackers, deliveries }) => {
+      app.io.out(`Failed trackers: ${trackers.length}`);
+      printTable(
+        app.io,
+        [
+          { header: 'ID', value: (t) => t.id },
+          { header: 'SHOP', value: (t) => t.shopDomain },
+          { header: 'NUMBER', value: (t) => t.trackingNumber },
+          { header: 'PROVIDER', value: (t) => t.provider },
+          { header: 'STATE', value: (t) => t.syncState },
+          { header: 'ATTEMPTS', value: (t) => t.attempts, align: 'right' },
+          { header: 'REASON', value: (t) => t.lastErrorReason },
+          { header: 'AT', value: (t) => t.lastErrorAt },
+          { header: 'ERROR', value: (t) => t.lastError, maxWidth: 70 },
+        ],
+        trackers,
       );
-    }
-    app.io.out('');
-    app.io.out(`Failed webhook deliveries: ${failed.deliveries.length}`);
-    if (failed.deliveries.length > 0) {
-      app.io.out(
-        formatTable(
-          [
-            { header: 'ID', value: (d) => d.id },
-            { header: 'SHOP', value: (d) => d.shopDomain },
-            { header: 'TOPIC', value: (d) => d.topic },
-            { header: 'RECEIVED', value: (d) => d.receivedAt },
-            { header: 'RETRYABLE', value: (d) => d.retryable },
-            { header: 'ERROR', value: (d) => d.error, maxWidth: 70 },
-          ],
-          failed.deliveries,
-        ),
-      );
-    }
-    if (failed.trackers.length + failed.deliveries.length > 0) {
       app.io.out('');
-      app.io.out(
-        'Retry with: npm run cli -- jobs:retry [--shop <domain>] [--tracker <id>]... [--delivery <id>]...',
+      app.io.out(`Failed webhook deliveries: ${deliveries.length}`);
+      printTable(
+        app.io,
+        [
+          { header: 'ID', value: (d) => d.id },
+          { header: 'SHOP', value: (d) => d.shopDomain },
+          { header: 'TOPIC', value: (d) => d.topic },
+          { header: 'RECEIVED', value: (d) => d.receivedAt },
+          { header: 'RETRYABLE', value: (d) => d.retryable },
+          { header: 'ERROR', value: (d) => d.error, maxWidth: 70 },
+        ],
+        deliveries,
       );
-    }
-    return exitCodes.ok;
+      if (trackers.length + deliveries.length > 0) {
+        app.io.out('');
+        app.io.out(
+          'Retry with: npm run cli -- jobs:retry [--shop <domain>] [--tracker <id>]... [--delivery <id>]...',
+        );
+      }
+    });
   },
 });
 
@@ -85,29 +74,17 @@ export const jobsRetry = defineCommand({
     'A running worker picks the work up at once.',
   ],
   parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: {
-          shop: { type: 'string' },
-          tracker: { type: 'string', multiple: true },
-          delivery: { type: 'string', multiple: true },
-          ...jsonFlag,
-        },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
+    const repeatable = { type: 'string', multiple: true } as const;
     const id = storableString().trim().min(1, 'is empty').max(100);
-    return validateFlags(
-      z.object({
+    return readFlags(args, {
+      options: { shop: stringOption, tracker: repeatable, delivery: repeatable, ...jsonFlag },
+      schema: z.object({
         shop: shopDomainFlag.optional(),
         tracker: z.array(id).optional(),
         delivery: z.array(id).optional(),
-        json: z.boolean().default(false),
+        json: jsonFlagValue,
       }),
-      values,
-    );
+    });
   },
   async run(app, input) {
     const result = await retryFailed(app.prisma, {
@@ -115,17 +92,16 @@ export const jobsRetry = defineCommand({
       ...(input.tracker ? { trackerIds: input.tracker } : {}),
       ...(input.delivery ? { deliveryIds: input.delivery } : {}),
     });
-    if (input.json) app.io.out(formatJson(result));
-    else {
+    printResult(app.io, input.json, result, (r) => {
       app.io.out(
-        `Reset ${result.trackersReset} tracker(s) and ${result.deliveriesReset} webhook delivery(ies) to pending.`,
+        `Reset ${r.trackersReset} tracker(s) and ${r.deliveriesReset} webhook delivery(ies) to pending.`,
       );
-      if (result.deliveriesSkipped > 0) {
+      if (r.deliveriesSkipped > 0) {
         app.io.out(
-          `Skipped ${result.deliveriesSkipped} failed delivery(ies) whose body was already removed: they cannot be processed again.`,
+          `Skipped ${r.deliveriesSkipped} failed delivery(ies) whose body was already removed: they cannot be processed again.`,
         );
       }
-    }
+    });
     if (result.notFailed.length > 0) {
       app.io.err(`error: not failed (or not found), left alone: ${result.notFailed.join(', ')}`);
       return exitCodes.failed;

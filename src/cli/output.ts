@@ -1,3 +1,5 @@
+import { exitCodes } from './errors.js';
+
 /** Where a command writes: results to `out` (stdout), notes and errors to `err` (stderr). */
 export interface CliIo {
   out(text?: string): void;
@@ -58,6 +60,32 @@ export function formatTable<Row>(columns: ReadonlyArray<Column<Row>>, rows: read
 /** JSON for scripts: two-space indented, dates as ISO strings. */
 export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
+}
+
+/** Prints the rows as a table; with no rows, the `none` line instead (or nothing). */
+export function printTable<Row>(
+  io: CliIo,
+  columns: ReadonlyArray<Column<Row>>,
+  rows: readonly Row[],
+  none?: string,
+): void {
+  if (rows.length > 0) io.out(formatTable(columns, rows));
+  else if (none !== undefined) io.out(none);
+}
+
+/**
+ * Prints a command's result: as JSON with `--json` (for scripts), else as text (for people). Returns the
+ * ok exit code, so a run can end with `return printResult(...)`.
+ */
+export function printResult<Result>(
+  io: CliIo,
+  json: boolean,
+  result: Result,
+  printText: (result: Result) => void,
+): number {
+  if (json) io.out(formatJson(result));
+  else printText(result);
+  return exitCodes.ok;
 }
 
 /** Replaces every secret occurring in a message (only secrets of 6+ characters, to avoid mangling text). */

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { connectInput, connectShop } from '../shops/connect-shop.js';
 import { viewOf } from '../shops/shop-repository.js';
@@ -7,12 +6,15 @@ import {
   defineCommand,
   exitCodes,
   jsonFlag,
-  requireFlags,
+  jsonFlagValue,
+  jsonOnly,
+  parseFlags,
+  readFlags,
   shopDomainFlag,
-  usageErrors,
+  stringOption,
   validateFlags,
 } from './command.js';
-import { formatJson, formatTable } from './output.js';
+import { printResult, printTable } from './output.js';
 
 const syncStates = ['pending', 'synced', 'failed', 'dead'] as const;
 
@@ -25,19 +27,10 @@ export const shopConnect = defineCommand({
     'Exit 1 when the service refuses the credentials, 2 when a value is invalid.',
   ],
   async parse(args, io) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: {
-          shop: { type: 'string' },
-          'api-key': { type: 'string' },
-          'app-name': { type: 'string' },
-        },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    requireFlags(values, { shop: '<domain>', 'api-key': '<key>', 'app-name': '<name>' });
+    const values = parseFlags(args, {
+      options: { shop: stringOption, 'api-key': stringOption, 'app-name': stringOption },
+      required: { shop: '<domain>', 'api-key': '<key>', 'app-name': '<name>' },
+    });
     const apiKey = values['api-key'] === '-' ? (await io.readStdin()).trim() : values['api-key'];
     const flags = validateFlags(
       z.object({
@@ -79,13 +72,7 @@ function cliMessageFor(reason: string, message: string): string {
 export const shopList = defineCommand({
   name: 'shop:list',
   summary: 'every shop: connection, balance, plan, pause, trackers by sync state',
-  synopsis: '[--json]',
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({ args, options: { ...jsonFlag }, strict: true, allowPositionals: false }),
-    );
-    return { json: values.json ?? false };
-  },
+  ...jsonOnly,
   async run(app, input) {
     const shops = await app.shops.list();
     const groups = await app.prisma.tracker.groupBy({ by: ['shopId', 'syncState'], _count: { _all: true } });
@@ -118,16 +105,9 @@ export const shopList = defineCommand({
         lastStatusPushAt: shop.lastStatusPushAt,
       };
     });
-    if (input.json) {
-      app.io.out(formatJson({ shops: rows }));
-      return exitCodes.ok;
-    }
-    if (rows.length === 0) {
-      app.io.out('No shops yet. Connect one with: npm run cli -- shop:connect --shop <domain> ...');
-      return exitCodes.ok;
-    }
-    app.io.out(
-      formatTable(
+    return printResult(app.io, input.json, { shops: rows }, () =>
+      printTable(
+        app.io,
         [
           { header: 'SHOP', value: (r) => r.domain },
           { header: 'APP NAME', value: (r) => r.appName },
@@ -142,9 +122,9 @@ export const shopList = defineCommand({
           })),
         ],
         rows,
+        'No shops yet. Connect one with: npm run cli -- shop:connect --shop <domain> ...',
       ),
     );
-    return exitCodes.ok;
   },
 });
 
@@ -153,32 +133,23 @@ export const shopRotatePushUrl = defineCommand({
   summary: "replace a shop's status push URL (the old one is refused at once); prints the new one",
   synopsis: '--shop <domain> [--json]',
   details: ['Register the printed URL as the tracking webhook at the tracking service.'],
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: { shop: { type: 'string' }, ...jsonFlag },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    requireFlags(values, { shop: '<domain>' });
-    const flags = validateFlags(z.object({ shop: shopDomainFlag }), values);
-    return { domain: flags.shop, json: values.json ?? false };
-  },
+  parse: (args) =>
+    readFlags(args, {
+      options: { shop: stringOption, ...jsonFlag },
+      required: { shop: '<domain>' },
+      schema: z.object({ shop: shopDomainFlag, json: jsonFlagValue }),
+    }),
   async run(app, input) {
-    const shop = await app.shops.findByDomain(input.domain);
+    const shop = await app.shops.findByDomain(input.shop);
     if (!shop) {
-      app.io.err(`error: no shop ${input.domain}`);
+      app.io.err(`error: no shop ${input.shop}`);
       return exitCodes.failed;
     }
     const url = statusPushUrl(app.config.shopify.appUrl, await rotatePushToken(app.prisma, shop.id));
-    if (input.json) app.io.out(formatJson({ domain: shop.domain, statusPushUrl: url }));
-    else {
-      app.io.out(`New status push URL of ${shop.domain}:`);
-      app.io.out(url);
+    return printResult(app.io, input.json, { domain: shop.domain, statusPushUrl: url }, (r) => {
+      app.io.out(`New status push URL of ${r.domain}:`);
+      app.io.out(r.statusPushUrl);
       app.io.out('The old URL is refused from now on: register this one at the tracking service.');
-    }
-    return exitCodes.ok;
+    });
   },
 });

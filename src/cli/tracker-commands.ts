@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { storableString } from '../db/storable-text.js';
 import {
@@ -6,13 +5,13 @@ import {
   defineCommand,
   exitCodes,
   jsonFlag,
+  jsonFlagValue,
   limitFlag,
-  requireFlags,
+  readFlags,
   shopDomainFlag,
-  usageErrors,
-  validateFlags,
+  stringOption,
 } from './command.js';
-import { formatJson, formatTable } from './output.js';
+import { formatTable, printResult, printTable } from './output.js';
 
 export const trackersList = defineCommand({
   name: 'trackers:list',
@@ -22,33 +21,24 @@ export const trackersList = defineCommand({
     '--order matches the order id sent to the service or the store order id of the lines.',
     '--limit caps the trackers shown (default 200, newest first).',
   ],
-  parse(args) {
-    const { values } = usageErrors(() =>
-      parseArgs({
-        args,
-        options: {
-          shop: { type: 'string' },
-          order: { type: 'string' },
-          state: { type: 'string' },
-          limit: { type: 'string' },
-          ...jsonFlag,
-        },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
-    requireFlags(values, { shop: '<domain>' });
-    return validateFlags(
-      z.object({
+  parse: (args) =>
+    readFlags(args, {
+      options: {
+        shop: stringOption,
+        order: stringOption,
+        state: stringOption,
+        limit: stringOption,
+        ...jsonFlag,
+      },
+      required: { shop: '<domain>' },
+      schema: z.object({
         shop: shopDomainFlag,
         order: storableString().trim().min(1, 'is empty').optional(),
         state: z.enum(['pending', 'synced', 'failed', 'dead']).optional(),
         limit: limitFlag.default(200),
-        json: z.boolean().default(false),
+        json: jsonFlagValue,
       }),
-      values,
-    );
-  },
+    }),
   async run(app, input) {
     const shop = await app.shops.findByDomain(input.shop);
     if (!shop) throw new CliError(`No shop ${input.shop} is known. See shop:list.`, exitCodes.failed);
@@ -93,51 +83,47 @@ export const trackersList = defineCommand({
       lastErrorAt: t.lastErrorAt,
       syncedAt: t.syncedAt,
     }));
-    if (input.json) {
-      app.io.out(formatJson({ shop: shop.domain, total, trackers: rows, waitingForCarrier: waiting }));
-      return exitCodes.ok;
-    }
-
-    if (rows.length === 0) app.io.out('No trackers match.');
-    else {
-      app.io.out(
-        formatTable(
-          [
-            { header: 'NUMBER', value: (r) => r.trackingNumber },
-            { header: 'PROVIDER', value: (r) => r.provider },
-            { header: 'ORDER', value: (r) => r.orderKey },
-            { header: 'DESIRED', value: (r) => r.desired },
-            { header: 'REMOTE', value: (r) => r.remote },
-            { header: 'SYNC', value: (r) => r.syncState },
-            { header: 'ATTEMPTS', value: (r) => r.attempts, align: 'right' },
-            {
-              header: 'LAST ERROR',
-              value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),
-              maxWidth: 60,
-            },
-            { header: 'ID', value: (r) => r.id },
-          ],
-          rows,
-        ),
+    const result = { shop: shop.domain, total, trackers: rows, waitingForCarrier: waiting };
+    return printResult(app.io, input.json, result, () => {
+      printTable(
+        app.io,
+        [
+          { header: 'NUMBER', value: (r) => r.trackingNumber },
+          { header: 'PROVIDER', value: (r) => r.provider },
+          { header: 'ORDER', value: (r) => r.orderKey },
+          { header: 'DESIRED', value: (r) => r.desired },
+          { header: 'REMOTE', value: (r) => r.remote },
+          { header: 'SYNC', value: (r) => r.syncState },
+          { header: 'ATTEMPTS', value: (r) => r.attempts, align: 'right' },
+          {
+            header: 'LAST ERROR',
+            value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),
+            maxWidth: 60,
+          },
+          { header: 'ID', value: (r) => r.id },
+        ],
+        rows,
+        'No trackers match.',
       );
-      if (total > rows.length) app.io.out(`(${rows.length} of ${total} shown; raise --limit for more)`);
-    }
-    if (waiting.length > 0) {
-      app.io.out('');
-      app.io.out('Lines waiting for a carrier mapping:');
-      app.io.out(
-        formatTable(
-          [
-            { header: 'CARRIER NAME', value: (w) => w.carrierName ?? '(no carrier name)' },
-            { header: 'LINES', value: (w) => w.lines, align: 'right' },
-          ],
-          waiting,
-        ),
-      );
-      app.io.out(
-        `Map one with: npm run cli -- carriers:map --shop ${shop.domain} --name "<carrier name>" --slug <slug>`,
-      );
-    }
-    return exitCodes.ok;
+      if (rows.length > 0 && total > rows.length) {
+        app.io.out(`(${rows.length} of ${total} shown; raise --limit for more)`);
+      }
+      if (waiting.length > 0) {
+        app.io.out('');
+        app.io.out('Lines waiting for a carrier mapping:');
+        app.io.out(
+          formatTable(
+            [
+              { header: 'CARRIER NAME', value: (w) => w.carrierName ?? '(no carrier name)' },
+              { header: 'LINES', value: (w) => w.lines, align: 'right' },
+            ],
+            waiting,
+          ),
+        );
+        app.io.out(
+          `Map one with: npm run cli -- carriers:map --shop ${shop.domain} --name "<carrier name>" --slug <slug>`,
+        );
+      }
+    });
   },
 });
