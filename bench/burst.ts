@@ -82,14 +82,14 @@ export function trackerKey(trackingNumber: string, provider: string): string {
   return `${trackingNumber} ${provider}`;
 }
 
-export function makeBurst(options: { fulfilments: number; shops: BenchShop[]; seed: number }): Burst {
+export function makeBurst(options: { fulfillments: number; shops: BenchShop[]; seed: number }): Burst {
   const random = prng(options.seed);
   const base = fixture('fulfillments-create.ups');
   const expected = new Map<string, Set<string>>(options.shops.map((s) => [s.appName, new Set<string>()]));
   const deliveries: BurstDelivery[] = [];
   const triggeredAt = new Date();
   let trackers = 0;
-  for (let i = 0; i < options.fulfilments; i++) {
+  for (let i = 0; i < options.fulfillments; i++) {
     const shop = options.shops[i % options.shops.length]!;
     const carrier = burstCarriers[Math.floor(random() * burstCarriers.length)]!;
     const count = 1 + Math.floor(random() * 3);

@@ -45,7 +45,7 @@ export interface DrainResult {
   provider: DatabaseProvider;
   role: string;
   processes: number;
-  fulfilments: number;
+  fulfillments: number;
   expectedTrackers: number;
   /** Trackers the emulator made during the run (from its balances). */
   created: number;
@@ -75,9 +75,9 @@ export interface DrainResult {
   /** The store calls (fulfilment confirmations) the drain made, from the fake store's request log. */
   store: StoreCalls;
   /** `fulfillmentNodes` calls per fulfilment of the burst. */
-  storeCallsPerFulfilment: number;
+  storeCallsPerFulfillment: number;
   /** Fulfilment ids asked per fulfilment of the burst (1: each asked once). */
-  storeIdsPerFulfilment: number;
+  storeIdsPerFulfillment: number;
 }
 
 export interface PreparedDrain {
@@ -240,7 +240,7 @@ async function runPrepared(
     provider: options.provider,
     role: options.role,
     processes: options.processes,
-    fulfilments: burst.deliveries.length,
+    fulfillments: burst.deliveries.length,
     expectedTrackers: burst.trackers,
     created,
     complete: check.missing === 0 && created >= burst.trackers,
@@ -260,8 +260,8 @@ async function runPrepared(
     workerExitCodes,
     cpu: cpuUsage,
     store,
-    storeCallsPerFulfilment: store.calls / burst.deliveries.length,
-    storeIdsPerFulfilment: store.idsAsked / burst.deliveries.length,
+    storeCallsPerFulfillment: store.calls / burst.deliveries.length,
+    storeIdsPerFulfillment: store.idsAsked / burst.deliveries.length,
   };
 }
 

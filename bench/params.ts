@@ -11,7 +11,7 @@ export interface BenchParams {
     halfLoadSec: number;
   };
   drain: {
-    fulfilments: number;
+    fulfillments: number;
     shops: number;
     seed: number;
     /** EMULATOR_LATENCY_MS */
@@ -47,7 +47,7 @@ export function benchParams(quick: boolean): BenchParams {
         mode: 'quick',
         intake: { connections: 32, warmupSec: 0.5, durationSec: 2.5, halfLoadSec: 1.5 },
         drain: {
-          fulfilments: 250,
+          fulfillments: 250,
           shops: 10,
           seed: 20261118,
           latencyMs: 20,
@@ -70,7 +70,7 @@ export function benchParams(quick: boolean): BenchParams {
         mode: 'full',
         intake: { connections: 32, warmupSec: 3, durationSec: 10, halfLoadSec: 10 },
         drain: {
-          fulfilments: 10_000,
+          fulfillments: 10_000,
           shops: 10,
           seed: 20261118,
           latencyMs: 20,

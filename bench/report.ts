@@ -70,8 +70,8 @@ export function figures(intake: IntakeResult, drains: Drains, setting: DrainSett
     f('max_creates_for_one_tracker', Math.max(...all.map((d) => d.maxCreatesForOneTracker))),
     // Store calls the worker adds by confirming each new fulfilment with its store (`nodes(ids:)`, one per
     // shop and pass): the most of any drain, per fulfilment of the burst; and the ids asked (1: each once).
-    f('store_calls_per_fulfilment', Math.max(...all.map((d) => d.storeCallsPerFulfilment)), 4),
-    f('store_ids_asked_per_fulfilment', Math.max(...all.map((d) => d.storeIdsPerFulfilment)), 3),
+    f('store_calls_per_fulfilment', Math.max(...all.map((d) => d.storeCallsPerFulfillment)), 4),
+    f('store_ids_asked_per_fulfilment', Math.max(...all.map((d) => d.storeIdsPerFulfillment)), 3),
     f('two_workers_speedup', drains.pg2.trackersPerSec / drains.pg1.trackersPerSec, 2),
     f('machine_idle', setting.idle ? 1 : 0),
   ];
@@ -146,9 +146,9 @@ export function integrityProblems(intake: IntakeResult, drains: Drains): string[
     if (d.failedCreateCalls > 0)
       problems.push(`drain ${d.name}: ${d.failedCreateCalls} create calls not answered 200`);
     // Every fulfilment of the burst is new to the app: none is applied before its store confirmed it.
-    if (d.complete && d.store.distinctAsked < d.fulfilments)
+    if (d.complete && d.store.distinctAsked < d.fulfillments)
       problems.push(
-        `drain ${d.name}: ${d.fulfilments} fulfilments applied but only ${d.store.distinctAsked} confirmed with the store`,
+        `drain ${d.name}: ${d.fulfillments} fulfilments applied but only ${d.store.distinctAsked} confirmed with the store`,
       );
   }
   return problems;
@@ -211,7 +211,7 @@ export function drainTable(drains: Drains): string[] {
     d.seconds.toFixed(2),
     n0(d.trackersPerSec),
     d.createsPerTracker.toFixed(3),
-    `${d.storeCallsPerFulfilment.toFixed(4)} (${n0(d.store.calls)})`,
+    `${d.storeCallsPerFulfillment.toFixed(4)} (${n0(d.store.calls)})`,
     opt(d.firstCreateSec),
     opt(d.deliveriesDoneSec),
     (d.insertMs / 1000).toFixed(2),
@@ -312,7 +312,7 @@ export function parameterLines(
     `half load: ${intake.halfLoadSec} s at half the app's measured max, (a) autocannon overallRate ` +
       `(its limiter releases each connection's quota at the start of every second, so requests come in bursts) ` +
       `and (b) the same rate evenly spaced, open loop; latency = exact percentiles over every 2xx response time`,
-    `drain: ${drain.fulfilments} fulfilments/create deliveries (${burstTrackers} trackers, 1–3 numbers each, ` +
+    `drain: ${drain.fulfillments} fulfilments/create deliveries (${burstTrackers} trackers, 1–3 numbers each, ` +
       `seed ${drain.seed}, carriers mapped from platform names), ${drain.shops} shops connected with the app's ` +
       `connectShop use case; deliveries inserted straight into WebhookDelivery in one transaction (signed intake ` +
       `is measured separately); clock from the commit until the emulator holds every tracker`,

@@ -71,7 +71,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   const secret = randomBytes(24).toString('hex');
   const encryptionKey = `bench:${randomBytes(32).toString('base64')}`;
   const shops = benchShops(params.drain.shops);
-  const burst = makeBurst({ fulfilments: params.drain.fulfilments, shops, seed: params.drain.seed });
+  const burst = makeBurst({ fulfillments: params.drain.fulfillments, shops, seed: params.drain.seed });
   const parameters = parameterLines(
     params,
     burst.trackers,

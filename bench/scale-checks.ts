@@ -349,9 +349,9 @@ export async function measureClaims(
 
 /* ------------------------------------------------------------------ bytes */
 
-export interface BytesPerFulfilment {
-  bytesPerFulfilment: number;
-  fulfilments: number;
+export interface BytesPerFulfillment {
+  bytesPerFulfillment: number;
+  fulfillments: number;
   totalBytes: number;
   tables: TableSize[];
   rows: Record<string, number>;
@@ -372,12 +372,18 @@ async function rowCounts(url: string): Promise<Record<string, number>> {
 }
 
 /** Bytes on disk per fulfilment: every app table (heap, TOAST, indexes) over the fulfilments kept. */
-export async function bytesPerFulfilment(url: string): Promise<BytesPerFulfilment> {
+export async function bytesPerFulfillment(url: string): Promise<BytesPerFulfillment> {
   const tables = await postgresTableSizes(url);
   const rows = await rowCounts(url);
-  const fulfilments = rows.Fulfillment ?? 0;
+  const fulfillments = rows.Fulfillment ?? 0;
   const totalBytes = tables.reduce((n, t) => n + t.bytes, 0);
-  return { bytesPerFulfilment: totalBytes / Math.max(1, fulfilments), fulfilments, totalBytes, tables, rows };
+  return {
+    bytesPerFulfillment: totalBytes / Math.max(1, fulfillments),
+    fulfillments,
+    totalBytes,
+    tables,
+    rows,
+  };
 }
 
 export interface RetentionRun {
@@ -390,7 +396,7 @@ export interface RetentionRun {
   /** Tables rewritten (VACUUM FULL) before measuring again, and how long that took. */
   compacted: string[];
   compactMs: number;
-  after: BytesPerFulfilment;
+  after: BytesPerFulfillment;
 }
 
 /**
@@ -473,7 +479,7 @@ export async function runRetention(
     finished,
     compacted,
     compactMs,
-    after: await bytesPerFulfilment(url),
+    after: await bytesPerFulfillment(url),
   };
 }
 

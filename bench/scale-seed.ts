@@ -32,7 +32,7 @@ export type RunJob = (job: SeedJob) => Promise<void>;
 export interface ScaleShop {
   no: number;
   domain: string;
-  fulfilments: number;
+  fulfillments: number;
   /** '1m', '100k', '10k' for the sized shops; 'small' for the many small ones. */
   label: string;
   /** Filled by the seed. */
@@ -55,13 +55,13 @@ export function parseSize(label: string): number {
 }
 
 /** Lines per fulfilment on average (a fifth carry two numbers). */
-export const linesPerFulfilment = 1.2;
+export const linesPerFulfillment = 1.2;
 
 export function plannedShops(sizes: string[], smallShops: number): ScaleShop[] {
   const shops: ScaleShop[] = sizes.map((label, i) => ({
     no: i + 1,
     domain: `scale-${label.toLowerCase()}.myshopify.com`,
-    fulfilments: Math.max(1, Math.round(parseSize(label) / linesPerFulfilment)),
+    fulfillments: Math.max(1, Math.round(parseSize(label) / linesPerFulfillment)),
     label: label.toLowerCase(),
   }));
   // 10–156 fulfilments each (mean ~83, ~100 parcels): a long tail of small stores.
@@ -70,7 +70,7 @@ export function plannedShops(sizes: string[], smallShops: number): ScaleShop[] {
     shops.push({
       no: 100 + i,
       domain: `small-${String(i + 1).padStart(5, '0')}.myshopify.com`,
-      fulfilments: 10 + Math.floor(r * 147),
+      fulfillments: 10 + Math.floor(r * 147),
       label: 'small',
     });
   }
@@ -109,7 +109,7 @@ interface Dialect {
    * The fulfilments of one slice: a SELECT of (chunk, shop_no, shop_id, domain, nf, f, gf), one row per
    * fulfilment of each shop's range in that slice; `prefix` is the WITH clause it needs ('' if none).
    */
-  fulfilmentsOf(chunk: number, range: string, shop: string): { prefix: string; select: string };
+  fulfillmentsOf(chunk: number, range: string, shop: string): { prefix: string; select: string };
   bool(value: boolean): string;
   doubleType: string;
 }
@@ -134,7 +134,7 @@ export const postgresDialect: Dialect = {
   runningAgg: (e, p, o) =>
     `string_agg(${e}, ',') OVER (PARTITION BY ${p} ORDER BY ${o} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`,
   series: (max) => `WITH RECURSIVE g(n) AS (SELECT generate_series(0, (${max})) AS n)`,
-  fulfilmentsOf: (chunk, range, shop) => ({
+  fulfillmentsOf: (chunk, range, shop) => ({
     prefix: '',
     select:
       `SELECT r.chunk, s.shop_no, s.shop_id, s.domain, s.nf, g.f, s.gf0 + g.f AS gf ` +
@@ -167,7 +167,7 @@ export const sqliteDialect: Dialect = {
   runningAgg: (e, p, o) =>
     `group_concat(${e}, ',') OVER (PARTITION BY ${p} ORDER BY ${o} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`,
   series: (max) => `WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n < (${max}))`,
-  fulfilmentsOf: (chunk, range, shop) => ({
+  fulfillmentsOf: (chunk, range, shop) => ({
     prefix: sqliteDialect.series(
       `(SELECT COALESCE(MAX(f_hi - f_lo), 0) FROM ${range} WHERE chunk = ${chunk})`,
     ),
@@ -613,8 +613,8 @@ export function seedStatements(plan: SeedPlan): SeedSetup {
         `100000000, 'Pro', ${installed}, ${installed}, ${tsLiteral(plan.provider, now)}, ${q(newPushToken())}, ` +
         `${tsLiteral(plan.provider, now - 120)})`,
     );
-    seedShopRows.push(`(${shop.no}, ${q(shop.id)}, ${q(shop.domain)}, ${shop.fulfilments}, ${gf0})`);
-    gf0 += shop.fulfilments;
+    seedShopRows.push(`(${shop.no}, ${q(shop.id)}, ${q(shop.domain)}, ${shop.fulfillments}, ${gf0})`);
+    gf0 += shop.fulfillments;
   }
   for (let i = 0; i < shopRows.length; i += 1000) {
     setup.push(
@@ -712,7 +712,7 @@ export function seedStatements(plan: SeedPlan): SeedSetup {
 
   for (let chunk = 0; chunk < C; chunk++) {
     const stage = `stage-${chunk}`;
-    const source = d.fulfilmentsOf(chunk, T('range'), T('shop'));
+    const source = d.fulfillmentsOf(chunk, T('range'), T('shop'));
     const stageF =
       `${source.prefix} INSERT INTO ${T('f')} ` +
       `SELECT x.chunk, x.shop_no, x.shop_id, x.domain, x.f, x.gf, ${d.uuid()}, ` +

@@ -32,8 +32,8 @@ import { freePort, onUnexpectedExit, ROOT } from './processes.js';
 import { machineFacts } from './report.js';
 import {
   type AnalyticsCheck,
-  type BytesPerFulfilment,
-  bytesPerFulfilment,
+  type BytesPerFulfillment,
+  bytesPerFulfillment,
   checkAnalytics,
   type ClaimTimes,
   measureClaims,
@@ -263,7 +263,7 @@ interface PgResults {
   migrateToSeedSchemaMs: number;
   upgrade: UpgradeResult;
   /** As written: everything seeded, nothing deleted. */
-  bytes: BytesPerFulfilment;
+  bytes: BytesPerFulfillment;
   retention: RetentionRun | { error: string };
   storage: Record<string, number> | null;
   shops: ShopUnderTest[];
@@ -357,7 +357,7 @@ async function postgresPhase(
     const planned = plannedShops(params.sizes, params.smallShops);
     const sameShops = (a: ScaleShop[], b: ScaleShop[]) =>
       a.length === b.length &&
-      a.every((x, i) => x.domain === b[i]!.domain && x.fulfilments === b[i]!.fulfilments);
+      a.every((x, i) => x.domain === b[i]!.domain && x.fulfillments === b[i]!.fulfillments);
     let plan =
       options.reuse && (await postgresExists(options.adminUrl, options.database))
         ? await readSeedPlan(url)
@@ -382,9 +382,9 @@ async function postgresPhase(
       };
     }
     const { now, encryptionKey, shops } = plan;
-    const fulfilments = shops.reduce((n, s) => n + s.fulfilments, 0);
+    const fulfillments = shops.reduce((n, s) => n + s.fulfillments, 0);
     progress(
-      `seeding ${shops.length} shops, ${fulfilments} fulfilments over 89.9 days (${params.sizes.join(', ')} lines + ` +
+      `seeding ${shops.length} shops, ${fulfillments} fulfilments over 89.9 days (${params.sizes.join(', ')} lines + ` +
         `${params.smallShops} small shops) on ${options.connections} connections, indexes and foreign keys in place…`,
     );
     t = performance.now();
@@ -416,12 +416,12 @@ async function postgresPhase(
     if (saved?.load) load.set(unit.replace(/^shop:/, ''), saved.load);
   }
 
-  let bytes = checkpoint.get<BytesPerFulfilment>('bytesWritten');
+  let bytes = checkpoint.get<BytesPerFulfillment>('bytesWritten');
   if (!bytes) {
     progress('== bytes per fulfilment, as written ==');
-    bytes = await bytesPerFulfilment(url);
+    bytes = await bytesPerFulfillment(url);
     await checkpoint.set('bytesWritten', bytes);
-    progress(`${fmt(bytes.bytesPerFulfilment, 0)} B per fulfilment (every row seeded, nothing deleted yet)`);
+    progress(`${fmt(bytes.bytesPerFulfillment, 0)} B per fulfilment (every row seeded, nothing deleted yet)`);
   }
 
   const sized = shops.filter((s) => s.label !== 'small');
@@ -521,7 +521,7 @@ async function postgresPhase(
     if ('error' in retention) progress(`  retention not run: ${retention.error}`);
     else
       progress(
-        `  ${fmt(retention.after.bytesPerFulfilment, 0)} B per fulfilment after retention (${fmt(bytes.bytesPerFulfilment, 0)} as written)`,
+        `  ${fmt(retention.after.bytesPerFulfillment, 0)} B per fulfilment after retention (${fmt(bytes.bytesPerFulfillment, 0)} as written)`,
       );
     const storage = await storageBench(progress);
     retentionUnit = { retention, storage, load: load.get('retention')! };
@@ -666,10 +666,10 @@ function figuresOf(
     f('scale_small_shop_ratio', pg.ratio?.ratio, 2);
     f(
       'scale_bytes_per_fulfillment',
-      'error' in pg.retention ? pg.bytes.bytesPerFulfilment : pg.retention.after.bytesPerFulfilment,
+      'error' in pg.retention ? pg.bytes.bytesPerFulfillment : pg.retention.after.bytesPerFulfillment,
       0,
     );
-    f('scale_bytes_per_fulfillment_written', pg.bytes.bytesPerFulfilment, 0);
+    f('scale_bytes_per_fulfillment_written', pg.bytes.bytesPerFulfillment, 0);
     if (!('error' in pg.retention)) {
       f('scale_retention_seconds', pg.retention.ms / 1000, 1);
       f('scale_retention_finished', pg.retention.finished ? 1 : 0, 0);
@@ -872,14 +872,14 @@ async function main(cleanup: Cleanup): Promise<number> {
         (pg.upgrade.vacuumMs ? `; VACUUM (ANALYZE) ${fmt(pg.upgrade.vacuumMs / 1000)} s` : ''),
     );
     write('');
-    const bytesLines = (label: string, b: BytesPerFulfilment) => {
+    const bytesLines = (label: string, b: BytesPerFulfillment) => {
       write(
-        `bytes per fulfilment ${label}: ${fmt(b.bytesPerFulfilment, 0)} (${b.fulfilments} fulfilments, ${(b.totalBytes / 2 ** 30).toFixed(2)} GiB; ` +
+        `bytes per fulfilment ${label}: ${fmt(b.bytesPerFulfillment, 0)} (${b.fulfillments} fulfilments, ${(b.totalBytes / 2 ** 30).toFixed(2)} GiB; ` +
           `pg_total_relation_size of every app table ÷ fulfilments)`,
       );
       for (const t of b.tables.filter((x) => x.bytes > 1 << 20))
         write(
-          `  ${t.table}: ${(t.bytes / Math.max(1, b.fulfilments)).toFixed(0)} B/fulfilment, ${b.rows[t.table] ?? '?'} rows ` +
+          `  ${t.table}: ${(t.bytes / Math.max(1, b.fulfillments)).toFixed(0)} B/fulfilment, ${b.rows[t.table] ?? '?'} rows ` +
             `(heap ${(t.heapBytes / 2 ** 20).toFixed(0)} MiB, TOAST ${(t.toastBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(t.indexBytes / 2 ** 20).toFixed(0)} MiB)`,
         );
     };

@@ -107,17 +107,17 @@ export async function findOrderParcels(
 ): Promise<{ orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
   const number = orderNumber.trim().replace(/^#/, '').slice(0, 50);
   const hash = customerEmailHash(shopId, plausibleEmail(email) ?? '');
-  const fulfilments = await ordersByNameAndEmail(deps.prisma, shopId, [`#${number}`, number], hash);
-  if (number === '' || fulfilments.length === 0) return null;
+  const fulfillments = await ordersByNameAndEmail(deps.prisma, shopId, [`#${number}`, number], hash);
+  if (number === '' || fulfillments.length === 0) return null;
   const lines = await linesOfOrders(
     deps.prisma,
     shopId,
-    fulfilments.map((f) => f.orderId),
+    fulfillments.map((f) => f.orderId),
     orderParcelsShown,
   );
   const labels = await providerLabels(deps.carriers, lines);
   return {
-    orderName: fulfilments[0]!.orderName ?? `#${number}`,
+    orderName: fulfillments[0]!.orderName ?? `#${number}`,
     parcels: lines.map((l) => parcelOf(l, labels)),
     orderKeys: orderKeysToRefresh(lines),
   };

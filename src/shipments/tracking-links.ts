@@ -74,7 +74,7 @@ export async function queueLinksForSetting(
     return count;
   }
   const since = new Date(now.getTime() - linkRecentDays * 24 * 3_600_000);
-  const fulfilments = await prisma.trackingLine.findMany({
+  const fulfillments = await prisma.trackingLine.findMany({
     where: { shopId, active: true, createdAt: { gte: since } },
     select: { fulfillmentId: true },
     distinct: ['fulfillmentId'],
@@ -82,7 +82,7 @@ export async function queueLinksForSetting(
   const inserted = await insertStoreLinks(
     prisma,
     shopId,
-    fulfilments.map((f) => f.fulfillmentId),
+    fulfillments.map((f) => f.fulfillmentId),
     now,
   );
   const { count } = await prisma.storeTrackingLink.updateMany({

@@ -40,11 +40,11 @@ export async function applyNewFulfillments(
   if (fulfillments.length === 0) return applied;
   const locked = await lockShop(tx, shop.id);
 
-  const seenFulfilments = new Map<string, number>();
+  const seenFulfillments = new Map<string, number>();
   for (const f of fulfillments)
-    seenFulfilments.set(f.fulfillmentId, (seenFulfilments.get(f.fulfillmentId) ?? 0) + 1);
+    seenFulfillments.set(f.fulfillmentId, (seenFulfillments.get(f.fulfillmentId) ?? 0) + 1);
   const known = await tx.fulfillment.findMany({
-    where: { shopId: shop.id, fulfillmentId: { in: [...seenFulfilments.keys()] } },
+    where: { shopId: shop.id, fulfillmentId: { in: [...seenFulfillments.keys()] } },
     select: { fulfillmentId: true },
   });
   const cancelledOrders = await tx.cancelledOrder.findMany({
@@ -57,7 +57,7 @@ export async function applyNewFulfillments(
   type Planned = { index: number; numbers: { trackingNumber: string; slug: string | null }[] };
   const candidates: Planned[] = [];
   fulfillments.forEach((f, index) => {
-    if (seenFulfilments.get(f.fulfillmentId) !== 1 || knownIds.has(f.fulfillmentId)) return;
+    if (seenFulfillments.get(f.fulfillmentId) !== 1 || knownIds.has(f.fulfillmentId)) return;
     if (isCancelledStatus(f.status) || cancelledIds.has(f.orderId)) return;
     if (new Set(f.trackingNumbers).size !== f.trackingNumbers.length) return;
     const { slug } = match.matcher.match(f.carrierName, match.overrides);

@@ -7,7 +7,7 @@ import { TEST_ACCOUNT, type TestApp, testConfig, waitFor } from '../helpers/app.
 import { type ChildAppEnv, explainWith, killChildApps, startChildApp } from '../helpers/child-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { addShop, countByNumber, numberedUpsFulfilment, numbersOf } from '../helpers/scenario.js';
+import { addShop, countByNumber, numberedUpsFulfillment, numbersOf } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 
@@ -157,7 +157,7 @@ describe('a worker stopped with SIGTERM mid-work', () => {
       const total = 20;
       const numbers: string[] = [];
       for (let n = 0; n < total; n++) {
-        const body = numberedUpsFulfilment(n);
+        const body = numberedUpsFulfillment(n);
         numbers.push(body.tracking_number as string);
         expect((await shop.send('fulfillments/create', body)).status).toBe(200);
       }

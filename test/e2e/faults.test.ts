@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   addShop,
   countByNumber,
-  numberedUpsFulfilment,
+  numberedUpsFulfillment,
   numbersOf,
   type ScenarioShop,
 } from '../helpers/scenario.js';
@@ -42,7 +42,7 @@ afterAll(async () => {
 async function sendAll(shop: ScenarioShop): Promise<string[]> {
   const numbers: string[] = [];
   for (let n = 0; n < FULFILMENTS; n++) {
-    const body = numberedUpsFulfilment(n);
+    const body = numberedUpsFulfillment(n);
     numbers.push(body.tracking_number as string);
     const response = await shop.send('fulfillments/create', body);
     expect(response.status).toBe(200);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
-import { addShop, numberedUpsFulfilment, type ScenarioShop } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 
 /**
  * The platform gives a delivery 5 seconds. Intake only verifies and records, so it answers fast whatever the
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 async function timedSend(n: number): Promise<{ status: number; ms: number }> {
   const started = performance.now();
-  const response = await shop.send('fulfillments/create', numberedUpsFulfilment(n));
+  const response = await shop.send('fulfillments/create', numberedUpsFulfillment(n));
   return { status: response.status, ms: performance.now() - started };
 }
 

@@ -152,7 +152,7 @@ const headersArb: fc.Arbitrary<Record<string, string[] | undefined>> = fc.oneof(
   anyHeadersArb,
 );
 
-const fulfilmentJson = fc
+const fulfillmentJson = fc
   .record({
     id: fc.oneof(fc.nat(), fc.bigInt({ min: 0n, max: 2n ** 63n }).map(String), fc.string()),
     status: fc.constantFrom('success', 'cancelled', 'error', '', 'open'),
@@ -193,7 +193,7 @@ const bodyArb: fc.Arbitrary<Buffer> = fc.oneof(
     arbitrary: fc.dictionary(fc.string(), fc.jsonValue()).map((o) => Buffer.from(JSON.stringify(o), 'utf8')),
     weight: 3,
   },
-  { arbitrary: fulfilmentJson.map((s) => Buffer.from(s, 'utf8')), weight: 4 },
+  { arbitrary: fulfillmentJson.map((s) => Buffer.from(s, 'utf8')), weight: 4 },
   { arbitrary: fc.constant(Buffer.from(JSON.stringify(fixture('orders-cancelled')))), weight: 1 },
   // Real-shaped bodies of the other topics, naming one shop or the other (signed like any body).
   { arbitrary: otherTopicJson.map((s) => Buffer.from(s, 'utf8')), weight: 4 },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 import { silentLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { addShop, countByNumber, numberedUpsFulfilment, numbersOf } from '../helpers/scenario.js';
+import { addShop, countByNumber, numberedUpsFulfillment, numbersOf } from '../helpers/scenario.js';
 
 /**
  * Two workers on one database (a scaled-out deployment): they share deliveries and trackers through leases,
@@ -45,7 +45,7 @@ describe('two workers, one database', () => {
       const numbers: string[] = [];
       try {
         for (let n = 0; n < 40; n++) {
-          const body = numberedUpsFulfilment(n);
+          const body = numberedUpsFulfillment(n);
           numbers.push(body.tracking_number as string);
           await shop.send('fulfillments/create', body);
           secondWorker.worker?.wake();

@@ -69,7 +69,7 @@ export function createShop(prisma: DatabaseClient, overrides: ShopOverrides = {}
 }
 
 /** Store-shaped fulfilment body (the fields the app reads, like the platform's webhook). */
-export interface FulfilmentBodyOptions {
+export interface FulfillmentBodyOptions {
   id?: number | string;
   orderId?: number | string;
   status?: string;
@@ -85,7 +85,7 @@ export interface FulfilmentBodyOptions {
 }
 
 /** A fulfilment body shaped like the platform's `fulfillments/create|update` payload. */
-export function fulfilmentBody(options: FulfilmentBodyOptions = {}): Record<string, unknown> {
+export function fulfillmentBody(options: FulfillmentBodyOptions = {}): Record<string, unknown> {
   const numbers = options.trackingNumbers === undefined ? ['1Z0000000000000001'] : options.trackingNumbers;
   const updatedAt =
     options.updatedAt instanceof Date
@@ -113,8 +113,8 @@ export function fulfilmentBody(options: FulfilmentBodyOptions = {}): Record<stri
 }
 
 /** The same, parsed as the worker parses it. */
-export function fulfilment(options: FulfilmentBodyOptions = {}): FulfillmentPayload {
-  return fulfillmentPayload.parse(fulfilmentBody(options));
+export function fulfillment(options: FulfillmentBodyOptions = {}): FulfillmentPayload {
+  return fulfillmentPayload.parse(fulfillmentBody(options));
 }
 
 export interface TrackerOverrides {

@@ -109,7 +109,7 @@ export function variant(name: string, changes: Record<string, unknown>): Record<
 }
 
 /** The UPS fixture as the n-th of many distinct fulfilments (own id, order and tracking number). */
-export function numberedUpsFulfilment(n: number): Record<string, unknown> {
+export function numberedUpsFulfillment(n: number): Record<string, unknown> {
   const trackingNumber = `1ZE2E${String(n).padStart(10, '0')}`;
   return variant('fulfillments-create.ups', {
     id: 7_700_000_000_000 + n,

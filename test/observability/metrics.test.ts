@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { addShop, numberedUpsFulfilment } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment } from '../helpers/scenario.js';
 
 /**
  * GET /metrics: Prometheus text from the running app, never public by default: on its own listener
@@ -57,7 +57,7 @@ describe('GET /metrics', () => {
     });
     const shop = await addShop(app, 'metrics');
     for (let n = 1; n <= 3; n++) {
-      expect((await shop.send('fulfillments/create', numberedUpsFulfilment(n))).status).toBe(200);
+      expect((await shop.send('fulfillments/create', numberedUpsFulfillment(n))).status).toBe(200);
     }
     // A refusal: anyone can cause it, it is a number.
     const refused = await fetch(`${app.url}/webhooks`, {
@@ -117,7 +117,7 @@ describe('GET /metrics', () => {
       'none left',
       new Date(Date.now() + 3_600_000),
     );
-    await shop.send('fulfillments/create', numberedUpsFulfilment(50));
+    await shop.send('fulfillments/create', numberedUpsFulfillment(50));
     await shop.deliveriesDone();
     const text = await scrape();
     expect(sample(text, 'tracksync_queue_due', { queue: 'trackers' })).toBe(0); // a paused shop's are not due

@@ -138,8 +138,8 @@ describe('GET /proxy for a logged-in customer', () => {
           where: { shopDomain: shop, topic: 'customers/redact' },
         })) === 1,
     );
-    const fulfilment = await app.database.prisma.fulfillment.findFirstOrThrow({ where: { shopId } });
-    expect(fulfilment.customerEmailHash).toBeNull();
+    const fulfillment = await app.database.prisma.fulfillment.findFirstOrThrow({ where: { shopId } });
+    expect(fulfillment.customerEmailHash).toBeNull();
     expect((await byEmail()).body).toContain('tracksync-not-found');
     // The answer kept for a minute is not used: the store is asked again, and says nothing of #1001.
     const page = await get({ logged_in_customer_id: '777' });

@@ -14,7 +14,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
-import { addShop, numberedUpsFulfilment, type ScenarioShop } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 
@@ -165,7 +165,7 @@ describe('the tracking page’s limits, shared by two web processes', () => {
 
   it('the service calls lookups cause stay within the shop’s limit a minute, whichever process answers', async () => {
     other = await addShop(app, 'shared-limits-calls');
-    for (let n = 1; n <= 8; n++) await other.send('fulfillments/create', numberedUpsFulfilment(n));
+    for (let n = 1; n <= 8; n++) await other.send('fulfillments/create', numberedUpsFulfillment(n));
     await other.settled();
     // Every order stale and under way: each lookup would read its order again at the service.
     await database.prisma.tracker.updateMany({

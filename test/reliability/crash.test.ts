@@ -20,7 +20,7 @@ import {
   killHard,
   maxLength,
   missingFrom,
-  planFulfilmentDeliveries,
+  planFulfillmentDeliveries,
   type PostOutcome,
   postDelivery,
   progressOf,
@@ -95,7 +95,7 @@ describe(`kill -9 mid-burst (${provider})`, () => {
         name: 'crash',
         balance: total * 3 + 100,
       });
-      const planned = planFulfilmentDeliveries({ count: total, shopDomain: shop.domain });
+      const planned = planFulfillmentDeliveries({ count: total, shopDomain: shop.domain });
       const wanted = wantedTrackers(planned);
       figures.set('deliveries sent', total);
       figures.set('trackers wanted', wanted.size);

@@ -19,7 +19,7 @@ import {
   keyOf,
   maxLength,
   missingFrom,
-  planFulfilmentDeliveries,
+  planFulfillmentDeliveries,
   type PostOutcome,
   progressOf,
   remoteKeys,
@@ -79,7 +79,7 @@ describe('duplicate storm: 1 web + 2 worker processes on PostgreSQL', () => {
         name: 'dupes',
         balance: total * 3 + 100,
       });
-      const planned = planFulfilmentDeliveries({ count: total, shopDomain: shop.domain });
+      const planned = planFulfillmentDeliveries({ count: total, shopDomain: shop.domain });
       const wanted = wantedTrackers(planned);
       const children = [web.child, ...workers.map((w) => w.child)];
       figures.set('deliveries (distinct events)', total);

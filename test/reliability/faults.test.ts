@@ -20,7 +20,7 @@ import {
   keyOf,
   maxLength,
   missingFrom,
-  planFulfilmentDeliveries,
+  planFulfillmentDeliveries,
   type PostOutcome,
   postDelivery,
   remoteKeys,
@@ -138,7 +138,7 @@ describe(`service faults (${provider})`, () => {
         name: 'faults',
         balance: maxTrackers + 100,
       });
-      const planned = planFulfilmentDeliveries({ count: total, shopDomain: shop.domain });
+      const planned = planFulfillmentDeliveries({ count: total, shopDomain: shop.domain });
       const wanted = wantedTrackers(planned);
       figures.set(
         'faults',

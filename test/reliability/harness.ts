@@ -52,7 +52,7 @@ const templates = [
  * UPS and the DHL Express fulfilment, each with its own fulfilment id, order, name and 1–3 tracking numbers
  * (unique within the run), its own event id and webhook id, signed with the app's secret.
  */
-export function planFulfilmentDeliveries(options: { count: number; shopDomain: string }): PlannedDelivery[] {
+export function planFulfillmentDeliveries(options: { count: number; shopDomain: string }): PlannedDelivery[] {
   const tag = randomBytes(3).toString('hex').toUpperCase();
   const triggeredAt = new Date().toISOString();
   const bodies = templates.map((t) => fixture(t.fixture));
@@ -360,10 +360,10 @@ export function confirmationCalls(
 export function describeConfirmations(
   store: FakeAdminGraphql,
   shop: ConnectedShop,
-  fulfilments: number,
+  fulfillments: number,
 ): string {
   const c = confirmationCalls(store, shop);
-  return `${c.calls} calls for ${fulfilments} fulfilments (${c.ids} ids asked, ${c.distinct} distinct)`;
+  return `${c.calls} calls for ${fulfillments} fulfilments (${c.ids} ids asked, ${c.distinct} distinct)`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

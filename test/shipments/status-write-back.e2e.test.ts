@@ -5,7 +5,7 @@ import { parseServiceTime, type PollPolicy } from '../../src/shipments/status.js
 import { startTestApp, TEST_ACCOUNT, TEST_SECRET, TEST_SHOP, type TestApp, waitFor } from '../helpers/app.js';
 import { installShop } from '../helpers/browser.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
-import { numberedUpsFulfilment } from '../helpers/scenario.js';
+import { numberedUpsFulfillment } from '../helpers/scenario.js';
 import { deliver } from '../helpers/webhooks.js';
 import { fullLifecycleStatuses, keepsEveryDetail, stepOffsetsSeconds } from './lifecycle.js';
 
@@ -43,9 +43,9 @@ afterAll(async () => {
 });
 
 /** The first numbered UPS fulfilment whose tracking number keeps every status_detail at the emulator. */
-function fulfilment(): { body: Record<string, unknown>; id: string; trackingNumber: string } {
+function fulfillment(): { body: Record<string, unknown>; id: string; trackingNumber: string } {
   for (let n = 1; n < 10_000; n++) {
-    const body = numberedUpsFulfilment(n);
+    const body = numberedUpsFulfillment(n);
     const trackingNumber = body.tracking_number as string;
     if (keepsEveryDetail(trackingNumber)) return { body, id: String(body.id), trackingNumber };
   }
@@ -55,7 +55,7 @@ function fulfilment(): { body: Record<string, unknown>; id: string; trackingNumb
 describe('status write-back, end to end', () => {
   it('one store event per platform status change, at the events’ times, and none twice after a restart', async () => {
     const prisma = app.database.prisma;
-    const { body, id: fulfillmentId, trackingNumber } = fulfilment();
+    const { body, id: fulfillmentId, trackingNumber } = fulfillment();
     fake.setFulfillments(TEST_SHOP, [fulfillmentId]);
     const creates = () =>
       fake.requests.filter((r) => r.shop === TEST_SHOP && r.operation === 'fulfillmentEventCreate');

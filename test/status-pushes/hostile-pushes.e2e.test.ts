@@ -4,7 +4,7 @@ import { ensurePushToken } from '../../src/status-pushes/token.js';
 import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
 import { installShop } from '../helpers/browser.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
-import { addShop, numberedUpsFulfilment, type ScenarioShop } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 
 /**
  * Reads cannot rewrite history (issue 21): whoever holds a shop's push URL and service key, or a faulty
@@ -39,7 +39,7 @@ interface Target {
 async function target(name: string): Promise<Target> {
   const shop = await addShop(app, name);
   await installShop(app, shop.domain);
-  const body = numberedUpsFulfilment(++n);
+  const body = numberedUpsFulfillment(++n);
   await shop.send('fulfillments/create', body);
   await shop.settled();
   const tracker = await prisma().tracker.findFirstOrThrow({ where: { shopId: shop.id } });

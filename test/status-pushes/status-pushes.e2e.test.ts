@@ -4,7 +4,7 @@ import { startTestApp, TEST_SECRET, type TestApp, waitFor } from '../helpers/app
 import { installShop } from '../helpers/browser.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
-import { addShop, numberedUpsFulfilment, type ScenarioShop } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 import { keepsEveryDetail, stepOffsetsSeconds } from '../shipments/lifecycle.js';
 
 /**
@@ -42,8 +42,8 @@ interface PushShop {
 async function pushShop(name: string): Promise<PushShop> {
   const shop = await addShop(app, name);
   await installShop(app, shop.domain);
-  let body = numberedUpsFulfilment(++n);
-  while (!keepsEveryDetail(body.tracking_number as string)) body = numberedUpsFulfilment(++n);
+  let body = numberedUpsFulfillment(++n);
+  while (!keepsEveryDetail(body.tracking_number as string)) body = numberedUpsFulfillment(++n);
   await shop.send('fulfillments/create', body);
   await shop.settled();
   const tracker = await prisma().tracker.findFirstOrThrow({ where: { shopId: shop.id } });

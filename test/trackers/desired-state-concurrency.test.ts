@@ -5,7 +5,7 @@ import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
 import { type FulfillmentPayload, orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
-import { createShop, fulfilment } from '../helpers/factories.js';
+import { createShop, fulfillment } from '../helpers/factories.js';
 
 /**
  * Two workers applying store events of one shop at the same moment, each in its own transaction on its own
@@ -40,8 +40,8 @@ describe.runIf(defaultTestProvider() === 'postgresql')('concurrent store events 
   it('an older update applied at the same time as a newer one never wins', async () => {
     for (let round = 0; round < rounds; round++) {
       const shop = await createShop(db.prisma);
-      const newer = fulfilment({ updatedAt: '2026-11-18T11:00:00Z', trackingNumbers: ['NEW'] });
-      const older = fulfilment({ updatedAt: '2026-11-18T10:00:00Z', trackingNumbers: ['OLD'] });
+      const newer = fulfillment({ updatedAt: '2026-11-18T11:00:00Z', trackingNumbers: ['NEW'] });
+      const older = fulfillment({ updatedAt: '2026-11-18T10:00:00Z', trackingNumbers: ['OLD'] });
       await Promise.all([applyOn(db.prisma, shop, newer), applyOn(second.prisma, shop, older)]);
       expect(await wanted(shop)).toEqual(['NEW']);
       const row = await db.prisma.fulfillment.findFirstOrThrow({ where: { shopId: shop.id } });
@@ -55,7 +55,7 @@ describe.runIf(defaultTestProvider() === 'postgresql')('concurrent store events 
       const cancel = orderCancelledPayload.parse({ id: 100, cancelled_at: '2026-11-19T00:00:00Z' });
       await Promise.all([
         db.prisma.$transaction((tx) => applyOrderCancelled(tx, shop, cancel)),
-        applyOn(second.prisma, shop, fulfilment({ orderId: 100, trackingNumbers: ['A1'] })),
+        applyOn(second.prisma, shop, fulfillment({ orderId: 100, trackingNumbers: ['A1'] })),
       ]);
       expect(await wanted(shop)).toEqual([]);
     }

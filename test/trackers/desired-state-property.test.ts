@@ -5,7 +5,7 @@ import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
 import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, fulfilment } from '../helpers/factories.js';
+import { createShop, fulfillment } from '../helpers/factories.js';
 
 /**
  * Order of delivery does not matter: whatever order (and however many times) the store's events arrive
@@ -33,7 +33,7 @@ const carriers: Record<string, string | null> = {
 const numbers = ['N1', 'N2', 'N3', 'N4'];
 const orders = [100, 200];
 
-interface FulfilmentEvent {
+interface FulfillmentEvent {
   type: 'fulfilment';
   fulfillmentId: number;
   orderId: number;
@@ -46,10 +46,10 @@ interface OrderCancelEvent {
   type: 'order-cancelled';
   orderId: number;
 }
-type StoreEvent = FulfilmentEvent | OrderCancelEvent;
+type StoreEvent = FulfillmentEvent | OrderCancelEvent;
 
 /** One fulfilment's events: distinct updated_at, any numbers and carrier each, some cancellations. */
-function fulfilmentEvents(fulfillmentId: number, allowCancel: boolean): fc.Arbitrary<FulfilmentEvent[]> {
+function fulfillmentEvents(fulfillmentId: number, allowCancel: boolean): fc.Arbitrary<FulfillmentEvent[]> {
   return fc
     .tuple(
       fc.constantFrom(...orders),
@@ -73,21 +73,21 @@ function fulfilmentEvents(fulfillmentId: number, allowCancel: boolean): fc.Arbit
 }
 
 /** Events of up to three fulfilments (and maybe order cancellations), shuffled, some delivered twice. */
-function deliveries(options: { fulfilmentCancels: boolean; orderCancels: boolean }) {
+function deliveries(options: { fulfillmentCancels: boolean; orderCancels: boolean }) {
   return fc
     .tuple(
       fc
         .integer({ min: 1, max: 3 })
         .chain((n) =>
           fc.tuple(
-            ...Array.from({ length: n }, (_, i) => fulfilmentEvents(i + 1, options.fulfilmentCancels)),
+            ...Array.from({ length: n }, (_, i) => fulfillmentEvents(i + 1, options.fulfillmentCancels)),
           ),
         ),
       options.orderCancels ? fc.subarray(orders) : fc.constant([] as number[]),
     )
-    .chain(([perFulfilment, cancelledOrders]) => {
+    .chain(([perFulfillment, cancelledOrders]) => {
       const events: StoreEvent[] = [
-        ...perFulfilment.flat(),
+        ...perFulfillment.flat(),
         ...cancelledOrders.map((orderId) => ({ type: 'order-cancelled' as const, orderId })),
       ];
       return fc
@@ -107,13 +107,13 @@ function expectedWanted(events: StoreEvent[], deleteOnCancel: boolean): string[]
   const cancelledOrders = new Set(
     events.filter((e): e is OrderCancelEvent => e.type === 'order-cancelled').map((e) => e.orderId),
   );
-  const byFulfilment = new Map<number, FulfilmentEvent[]>();
+  const byFulfillment = new Map<number, FulfillmentEvent[]>();
   for (const e of events) {
     if (e.type !== 'fulfilment') continue;
-    byFulfilment.set(e.fulfillmentId, [...(byFulfilment.get(e.fulfillmentId) ?? []), e]);
+    byFulfillment.set(e.fulfillmentId, [...(byFulfillment.get(e.fulfillmentId) ?? []), e]);
   }
   const wanted = new Set<string>();
-  for (const list of byFulfilment.values()) {
+  for (const list of byFulfillment.values()) {
     if (list.some((e) => e.cancelled)) continue; // cancel wins
     if (deleteOnCancel && cancelledOrders.has(list[0]!.orderId)) continue;
     const newest = list.reduce((a, b) => (b.minute > a.minute ? b : a));
@@ -134,7 +134,7 @@ async function deliver(shop: Shop, event: StoreEvent): Promise<void> {
       );
       return;
     }
-    const payload = fulfilment({
+    const payload = fulfillment({
       id: event.fulfillmentId,
       orderId: event.orderId,
       status: event.cancelled ? 'cancelled' : 'success',
@@ -173,7 +173,7 @@ describe('desired state does not depend on delivery order (property)', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(
-          deliveries({ fulfilmentCancels: true, orderCancels: false }),
+          deliveries({ fulfillmentCancels: true, orderCancels: false }),
           async ({ events, delivered }) => {
             const shop = await createShop(db.prisma);
             for (const event of delivered) await deliver(shop, event);
@@ -192,7 +192,7 @@ describe('desired state does not depend on delivery order (property)', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(
-          deliveries({ fulfilmentCancels: true, orderCancels: true }),
+          deliveries({ fulfillmentCancels: true, orderCancels: true }),
           async ({ events, delivered }) => {
             const shop = await createShop(db.prisma);
             for (const event of delivered) await deliver(shop, event);
@@ -211,7 +211,7 @@ describe('desired state does not depend on delivery order (property)', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(
-          deliveries({ fulfilmentCancels: false, orderCancels: true }),
+          deliveries({ fulfillmentCancels: false, orderCancels: true }),
           async ({ events, delivered }) => {
             const shop = await createShop(db.prisma, { deleteOnCancel: false });
             for (const event of delivered) await deliver(shop, event);
@@ -230,7 +230,7 @@ describe('desired state does not depend on delivery order (property)', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(
-          deliveries({ fulfilmentCancels: true, orderCancels: true }),
+          deliveries({ fulfillmentCancels: true, orderCancels: true }),
           async ({ delivered }) => {
             const shop = await createShop(db.prisma);
             for (const event of delivered) await deliver(shop, event);

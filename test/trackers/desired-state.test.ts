@@ -15,8 +15,8 @@ import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   createShop,
-  type FulfilmentBodyOptions,
-  fulfilment,
+  type FulfillmentBodyOptions,
+  fulfillment,
   resetDatabase,
   type ShopOverrides,
 } from '../helpers/factories.js';
@@ -41,9 +41,9 @@ async function shopWith(settings: ShopOverrides = {}): Promise<Shop> {
   return createShop(db.prisma, settings);
 }
 
-function apply(shop: Shop, options: FulfilmentBodyOptions, matcher: CarrierMatcher = noList) {
+function apply(shop: Shop, options: FulfillmentBodyOptions, matcher: CarrierMatcher = noList) {
   return db.prisma.$transaction(async (tx) =>
-    applyFulfillment(tx, shop, fulfilment(options), {
+    applyFulfillment(tx, shop, fulfillment(options), {
       matcher,
       overrides: await carrierOverrides(tx, shop.id),
     }),

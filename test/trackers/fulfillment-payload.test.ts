@@ -10,7 +10,7 @@ import {
   customersRedactPayload,
   shopRedactPayload,
 } from '../../src/webhooks/payloads.js';
-import { fulfilmentBody } from '../helpers/factories.js';
+import { fulfillmentBody } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
 
 describe('fulfillmentPayload on the store fixtures', () => {
@@ -87,20 +87,20 @@ describe('fulfillmentPayload ids', () => {
     ['  42 ', '42'],
     [0, '0'],
   ])('id %j → %j', (id, expected) => {
-    expect(fulfillmentPayload.parse(fulfilmentBody({ id, orderId: id })).fulfillmentId).toBe(expected);
-    expect(fulfillmentPayload.parse(fulfilmentBody({ id, orderId: id })).orderId).toBe(expected);
+    expect(fulfillmentPayload.parse(fulfillmentBody({ id, orderId: id })).fulfillmentId).toBe(expected);
+    expect(fulfillmentPayload.parse(fulfillmentBody({ id, orderId: id })).orderId).toBe(expected);
   });
 
   it.each([['abc'], [''], [-1], [1.5], ['12a'], [null]])('refuses id %j', (id) => {
-    expect(fulfillmentPayload.safeParse({ ...fulfilmentBody(), id }).success).toBe(false);
-    expect(fulfillmentPayload.safeParse({ ...fulfilmentBody(), order_id: id }).success).toBe(false);
+    expect(fulfillmentPayload.safeParse({ ...fulfillmentBody(), id }).success).toBe(false);
+    expect(fulfillmentPayload.safeParse({ ...fulfillmentBody(), order_id: id }).success).toBe(false);
   });
 
   it('gives the same id for a number and its decimal text (property)', () => {
     fc.assert(
       fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), (n) => {
-        const a = fulfillmentPayload.parse(fulfilmentBody({ id: n, orderId: n }));
-        const b = fulfillmentPayload.parse(fulfilmentBody({ id: String(n), orderId: String(n) }));
+        const a = fulfillmentPayload.parse(fulfillmentBody({ id: n, orderId: n }));
+        const b = fulfillmentPayload.parse(fulfillmentBody({ id: String(n), orderId: String(n) }));
         expect(a.fulfillmentId).toBe(String(n));
         expect(b.fulfillmentId).toBe(String(n));
         expect(a.orderId).toBe(b.orderId);
@@ -112,7 +112,7 @@ describe('fulfillmentPayload ids', () => {
 describe('fulfillmentPayload tracking numbers', () => {
   it('trims, drops blanks and de-duplicates, keeping order', () => {
     const parsed = fulfillmentPayload.parse(
-      fulfilmentBody({ trackingNumbers: [' B1 ', 'A2', null, '', 'B1', '  ', 'A2 '] }),
+      fulfillmentBody({ trackingNumbers: [' B1 ', 'A2', null, '', 'B1', '  ', 'A2 '] }),
     );
     expect(parsed.trackingNumbers).toEqual(['B1', 'A2']);
   });
@@ -122,19 +122,19 @@ describe('fulfillmentPayload tracking numbers', () => {
     ['a null list', null],
   ])('falls back to tracking_number for %s', (_what, list) => {
     const parsed = fulfillmentPayload.parse(
-      fulfilmentBody({ trackingNumbers: list, trackingNumber: ' ONLY1 ' }),
+      fulfillmentBody({ trackingNumbers: list, trackingNumber: ' ONLY1 ' }),
     );
     expect(parsed.trackingNumbers).toEqual(['ONLY1']);
   });
 
   it('falls back to tracking_number when the list is absent', () => {
-    const body = fulfilmentBody({ trackingNumber: 'ONLY1' });
+    const body = fulfillmentBody({ trackingNumber: 'ONLY1' });
     delete body.tracking_numbers;
     expect(fulfillmentPayload.parse(body).trackingNumbers).toEqual(['ONLY1']);
   });
 
   it('gives no numbers when neither is there', () => {
-    const parsed = fulfillmentPayload.parse(fulfilmentBody({ trackingNumbers: [], trackingNumber: null }));
+    const parsed = fulfillmentPayload.parse(fulfillmentBody({ trackingNumbers: [], trackingNumber: null }));
     expect(parsed.trackingNumbers).toEqual([]);
   });
 
@@ -142,7 +142,7 @@ describe('fulfillmentPayload tracking numbers', () => {
     const number = fc.oneof(fc.constantFrom('A', ' A', 'B ', '', '  '), fc.string({ maxLength: 6 }));
     fc.assert(
       fc.property(fc.array(fc.option(number, { nil: null }), { minLength: 1, maxLength: 8 }), (list) => {
-        const { trackingNumbers } = fulfillmentPayload.parse(fulfilmentBody({ trackingNumbers: list }));
+        const { trackingNumbers } = fulfillmentPayload.parse(fulfillmentBody({ trackingNumbers: list }));
         const expected = [...new Set(list.map((n) => n?.trim() ?? '').filter((n) => n !== ''))];
         expect(trackingNumbers).toEqual(expected);
       }),
@@ -152,59 +152,59 @@ describe('fulfillmentPayload tracking numbers', () => {
 
 describe('fulfillmentPayload other fields', () => {
   it('a null destination gives no postal code and no country', () => {
-    const parsed = fulfillmentPayload.parse(fulfilmentBody({ destination: null }));
+    const parsed = fulfillmentPayload.parse(fulfillmentBody({ destination: null }));
     expect(parsed).toMatchObject({ postalCode: null, destinationCountry: null });
   });
 
   it('an absent destination gives no postal code and no country', () => {
-    const body = fulfilmentBody();
+    const body = fulfillmentBody();
     delete body.destination;
     expect(fulfillmentPayload.parse(body)).toMatchObject({ postalCode: null, destinationCountry: null });
   });
 
   it('blank zip and country are null; the country is upper-cased; the zip trimmed', () => {
     expect(
-      fulfillmentPayload.parse(fulfilmentBody({ destination: { zip: ' ', country_code: '' } })),
+      fulfillmentPayload.parse(fulfillmentBody({ destination: { zip: ' ', country_code: '' } })),
     ).toMatchObject({ postalCode: null, destinationCountry: null });
     expect(
-      fulfillmentPayload.parse(fulfilmentBody({ destination: { zip: ' 1015 CV ', country_code: 'nl' } })),
+      fulfillmentPayload.parse(fulfillmentBody({ destination: { zip: ' 1015 CV ', country_code: 'nl' } })),
     ).toMatchObject({ postalCode: '1015 CV', destinationCountry: 'NL' });
   });
 
   it('lower-cases the status and refuses a blank one', () => {
-    expect(fulfillmentPayload.parse(fulfilmentBody({ status: ' Cancelled ' })).status).toBe('cancelled');
-    expect(fulfillmentPayload.safeParse(fulfilmentBody({ status: ' ' })).success).toBe(false);
+    expect(fulfillmentPayload.parse(fulfillmentBody({ status: ' Cancelled ' })).status).toBe('cancelled');
+    expect(fulfillmentPayload.safeParse(fulfillmentBody({ status: ' ' })).success).toBe(false);
   });
 
   it('stores the status without NUL or a lone surrogate (the body is kept, not refused)', () => {
-    expect(fulfillmentPayload.parse(fulfilmentBody({ status: 'Can\u0000celled' })).status).toBe('cancelled');
-    expect(fulfillmentPayload.parse(fulfilmentBody({ status: 'success\ud800' })).status).toBe(
+    expect(fulfillmentPayload.parse(fulfillmentBody({ status: 'Can\u0000celled' })).status).toBe('cancelled');
+    expect(fulfillmentPayload.parse(fulfillmentBody({ status: 'success\ud800' })).status).toBe(
       'success\ufffd',
     );
-    expect(fulfillmentPayload.safeParse(fulfilmentBody({ status: '\u0000' })).success).toBe(false);
+    expect(fulfillmentPayload.safeParse(fulfillmentBody({ status: '\u0000' })).success).toBe(false);
   });
 
   it('takes updated_at, else created_at, else null; refuses a bad timestamp', () => {
     expect(
-      fulfillmentPayload.parse(fulfilmentBody({ updatedAt: null, createdAt: '2026-01-02T03:04:05Z' }))
+      fulfillmentPayload.parse(fulfillmentBody({ updatedAt: null, createdAt: '2026-01-02T03:04:05Z' }))
         .updatedAt,
     ).toEqual(new Date('2026-01-02T03:04:05Z'));
     expect(
-      fulfillmentPayload.parse(fulfilmentBody({ updatedAt: null, createdAt: null })).updatedAt,
+      fulfillmentPayload.parse(fulfillmentBody({ updatedAt: null, createdAt: null })).updatedAt,
     ).toBeNull();
-    expect(fulfillmentPayload.safeParse(fulfilmentBody({ updatedAt: 'yesterday' })).success).toBe(false);
+    expect(fulfillmentPayload.safeParse(fulfillmentBody({ updatedAt: 'yesterday' })).success).toBe(false);
   });
 
   it('a blank carrier name is null; a free-text one is kept trimmed', () => {
-    expect(fulfillmentPayload.parse(fulfilmentBody({ carrier: '  ' })).carrierName).toBeNull();
-    expect(fulfillmentPayload.parse(fulfilmentBody({ carrier: ' Acme Couriers ' })).carrierName).toBe(
+    expect(fulfillmentPayload.parse(fulfillmentBody({ carrier: '  ' })).carrierName).toBeNull();
+    expect(fulfillmentPayload.parse(fulfillmentBody({ carrier: ' Acme Couriers ' })).carrierName).toBe(
       'Acme Couriers',
     );
   });
 
   it('refuses a body without id, order id or status', () => {
     for (const field of ['id', 'order_id', 'status']) {
-      const body = fulfilmentBody();
+      const body = fulfillmentBody();
       delete body[field];
       expect(fulfillmentPayload.safeParse(body).success).toBe(false);
     }
@@ -220,12 +220,12 @@ describe('order names', () => {
     ['#1001.A', '#1001.A'],
   ])('%j → %j', (name, orderName) => {
     expect(orderNameFromFulfillmentName(name)).toBe(orderName);
-    expect(fulfillmentPayload.parse(fulfilmentBody({ name })).orderName).toBe(orderName);
+    expect(fulfillmentPayload.parse(fulfillmentBody({ name })).orderName).toBe(orderName);
   });
 
   it('no fulfilment name gives no order name', () => {
     expect(orderNameFromFulfillmentName(null)).toBeNull();
-    expect(fulfillmentPayload.parse(fulfilmentBody({ name: null })).orderName).toBeNull();
+    expect(fulfillmentPayload.parse(fulfillmentBody({ name: null })).orderName).toBeNull();
   });
 });
 

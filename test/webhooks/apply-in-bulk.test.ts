@@ -10,7 +10,7 @@ import {
 } from '../../src/webhooks/process-deliveries.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createDelivery, createShop, fulfilmentBody, resetDatabase } from '../helpers/factories.js';
+import { createDelivery, createShop, fulfillmentBody, resetDatabase } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
 
@@ -215,12 +215,12 @@ const minuteAt = (m: number) => `2026-11-18T10:${String(m).padStart(2, '0')}:00Z
  * rule, a large one makes most deliveries first-seen and independent, which is what the bulk path takes.
  */
 interface Pools {
-  fulfilments: number;
+  fulfillments: number;
   numbers: number;
 }
-const fulfilmentOf = (pools: Pools, k: number) => k % pools.fulfilments;
-const fulfilmentIdOf = (pools: Pools, k: number) => 5521000000000 + fulfilmentOf(pools, k);
-const orderOf = (pools: Pools, k: number) => fulfilmentOf(pools, k) % ORDERS;
+const fulfillmentOf = (pools: Pools, k: number) => k % pools.fulfillments;
+const fulfillmentIdOf = (pools: Pools, k: number) => 5521000000000 + fulfillmentOf(pools, k);
+const orderOf = (pools: Pools, k: number) => fulfillmentOf(pools, k) % ORDERS;
 const numberOf = (pools: Pools, k: number) => `1ZBULK${String(k % pools.numbers).padStart(4, '0')}`;
 
 interface ShopSpec {
@@ -252,7 +252,7 @@ type Gen =
       kind: 'fulfilment';
       shop: number;
       topic: 'fulfillments/create' | 'fulfillments/update';
-      fulfilment: number;
+      fulfillment: number;
       status: 'success' | 'cancelled';
       minute: number | null;
       carrier: string | null;
@@ -305,7 +305,7 @@ const genArbs: fc.WeightedArbitrary<Gen>[] = [
       kind: fc.constant('fulfilment' as const),
       shop: fc.nat(3),
       topic: fc.constantFrom('fulfillments/create' as const, 'fulfillments/update' as const),
-      fulfilment: fc.noBias(fc.nat(999)),
+      fulfillment: fc.noBias(fc.nat(999)),
       status: fc.oneof(
         { weight: 5, arbitrary: fc.constant('success' as const) },
         { weight: 1, arbitrary: fc.constant('cancelled' as const) },
@@ -360,7 +360,7 @@ const genArb: fc.Arbitrary<Gen> = fc.oneof(...genArbs);
 
 const scenarioArb = fc.record({
   pools: fc.record({
-    fulfilments: fc.constantFrom(4, 12, 1000),
+    fulfillments: fc.constantFrom(4, 12, 1000),
     numbers: fc.constantFrom(4, 20, 1000),
   }),
   shops: fc.array(shopSpecArb, { minLength: 1, maxLength: 4 }),
@@ -379,9 +379,9 @@ function toDelivery(pools: Pools, g: Gen): { topic: string; body: unknown } {
     case 'fulfilment':
       return {
         topic: g.topic,
-        body: fulfilmentBody({
-          id: fulfilmentIdOf(pools, g.fulfilment),
-          orderId: 6120000000000 + orderOf(pools, g.fulfilment),
+        body: fulfillmentBody({
+          id: fulfillmentIdOf(pools, g.fulfillment),
+          orderId: 6120000000000 + orderOf(pools, g.fulfillment),
           status: g.status,
           updatedAt: g.minute === null ? null : minuteAt(g.minute),
           createdAt: g.created ? '2026-11-18T09:00:00Z' : null,
@@ -389,7 +389,7 @@ function toDelivery(pools: Pools, g: Gen): { topic: string; body: unknown } {
           trackingNumbers: g.numbers.map((n) => numberOf(pools, n)),
           destination: { zip: g.zip, country_code: g.country },
           name: g.named
-            ? `#${1001 + orderOf(pools, g.fulfilment)}.${fulfilmentOf(pools, g.fulfilment)}`
+            ? `#${1001 + orderOf(pools, g.fulfillment)}.${fulfillmentOf(pools, g.fulfillment)}`
             : null,
         }),
       };
@@ -410,7 +410,7 @@ function toDelivery(pools: Pools, g: Gen): { topic: string; body: unknown } {
       };
     case 'invalid': {
       if (g.body === 'not-json') return { topic: g.topic, body: '{oops' };
-      const base = g.topic === 'orders/cancelled' ? { id: 6120000000000, name: '#1001' } : fulfilmentBody();
+      const base = g.topic === 'orders/cancelled' ? { id: 6120000000000, name: '#1001' } : fulfillmentBody();
       if (g.body === 'bad-id') return { topic: g.topic, body: { ...base, id: 'not-a-number' } };
       return {
         topic: g.topic,
@@ -548,7 +548,7 @@ describe('bulk apply, examples', () => {
 
   it('applies 40 first-seen fulfilments of 4 shops set-wise: 80 pending trackers, 80 lines pointing at them', async () => {
     for (let i = 0; i < 40; i++) {
-      const body = fulfilmentBody({
+      const body = fulfillmentBody({
         id: 7000 + i,
         orderId: 8000 + i,
         trackingNumbers: [`1ZA${i}`, `1ZB${i}`],
@@ -616,18 +616,18 @@ describe('bulk apply, examples', () => {
   it('sends a pair sharing a tracking number one at a time; still one tracker per (shop, number, provider)', async () => {
     const shop = SHOP_DOMAINS[0]!;
     const bodies = [
-      fulfilmentBody({
+      fulfillmentBody({
         id: 1,
         trackingNumbers: ['SHARED1', 'OWN1'],
         destination: { zip: '10001', country_code: 'US' },
       }),
-      fulfilmentBody({ id: 2, trackingNumbers: ['OWN2'] }),
-      fulfilmentBody({
+      fulfillmentBody({ id: 2, trackingNumbers: ['OWN2'] }),
+      fulfillmentBody({
         id: 3,
         trackingNumbers: ['SHARED1'],
         destination: { zip: '40003', country_code: 'US' },
       }),
-      fulfilmentBody({ id: 4, trackingNumbers: ['OWN4'] }),
+      fulfillmentBody({ id: 4, trackingNumbers: ['OWN4'] }),
     ];
     const made: string[] = [];
     for (const [i, body] of bodies.entries()) {
@@ -665,15 +665,15 @@ describe('bulk apply, examples', () => {
     const items: { topic: string; body: unknown }[] = [
       {
         topic: 'fulfillments/create',
-        body: fulfilmentBody({ id: 11, orderId: 901, trackingNumbers: ['CXL1', 'CXL2'] }),
+        body: fulfillmentBody({ id: 11, orderId: 901, trackingNumbers: ['CXL1', 'CXL2'] }),
       },
       {
         topic: 'fulfillments/create',
-        body: fulfilmentBody({ id: 12, orderId: 902, trackingNumbers: ['KEEP1'] }),
+        body: fulfillmentBody({ id: 12, orderId: 902, trackingNumbers: ['KEEP1'] }),
       },
       {
         topic: 'fulfillments/create',
-        body: fulfilmentBody({ id: 13, orderId: 903, trackingNumbers: ['KEEP2'] }),
+        body: fulfillmentBody({ id: 13, orderId: 903, trackingNumbers: ['KEEP2'] }),
       },
       {
         topic: 'orders/cancelled',
@@ -717,12 +717,12 @@ describe('bulk apply, examples', () => {
   it('a lease taken over during the bulk apply: nothing of that shop is half-written, the rest still applied', async () => {
     const [s1, s2] = [SHOP_DOMAINS[0]!, SHOP_DOMAINS[1]!];
     const items = [
-      { shop: s1, body: fulfilmentBody({ id: 21, orderId: 921, trackingNumbers: ['S1A', 'S1B'] }) },
-      { shop: s2, body: fulfilmentBody({ id: 31, orderId: 931, trackingNumbers: ['S2A'] }) },
-      { shop: s1, body: fulfilmentBody({ id: 22, orderId: 922, trackingNumbers: ['S1C'] }) },
-      { shop: s2, body: fulfilmentBody({ id: 32, orderId: 932, trackingNumbers: ['S2B'] }) },
-      { shop: s1, body: fulfilmentBody({ id: 23, orderId: 923, trackingNumbers: ['S1D'] }) },
-      { shop: s2, body: fulfilmentBody({ id: 33, orderId: 933, trackingNumbers: ['S2C'] }) },
+      { shop: s1, body: fulfillmentBody({ id: 21, orderId: 921, trackingNumbers: ['S1A', 'S1B'] }) },
+      { shop: s2, body: fulfillmentBody({ id: 31, orderId: 931, trackingNumbers: ['S2A'] }) },
+      { shop: s1, body: fulfillmentBody({ id: 22, orderId: 922, trackingNumbers: ['S1C'] }) },
+      { shop: s2, body: fulfillmentBody({ id: 32, orderId: 932, trackingNumbers: ['S2B'] }) },
+      { shop: s1, body: fulfillmentBody({ id: 23, orderId: 923, trackingNumbers: ['S1D'] }) },
+      { shop: s2, body: fulfillmentBody({ id: 33, orderId: 933, trackingNumbers: ['S2C'] }) },
     ];
     const made: string[] = [];
     for (const [i, { shop, body }] of items.entries()) {

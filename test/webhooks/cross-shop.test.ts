@@ -3,7 +3,7 @@ import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 import { silentLogger } from '../../src/logger.js';
 import { startTestApp, TEST_SECRET, type TestApp, testConfig, waitFor } from '../helpers/app.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
-import { addShop, numberedUpsFulfilment, type ScenarioShop } from '../helpers/scenario.js';
+import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 import { bearer, mintSessionToken } from '../helpers/session-token.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // Each store holds its own fulfilments only.
   app.store.setFulfillments(a.domain, [
     upsId,
-    ...[1, 2, 3, 4, 5].map((n) => numberedUpsFulfilment(n).id as number),
+    ...[1, 2, 3, 4, 5].map((n) => numberedUpsFulfillment(n).id as number),
   ]);
   app.store.setFulfillments(b.domain, []);
 });
@@ -59,7 +59,7 @@ describe('a fulfilment is proven to belong to the shop before anything is applie
     expect((await send(a.domain, ups, 'a-ups')).status).toBe(200);
     expect((await send(b.domain, ups, 'b-replay')).status).toBe(200);
     for (let n = 1; n <= 5; n++)
-      expect((await send(a.domain, numberedUpsFulfilment(n), `a-${n}`)).status).toBe(200);
+      expect((await send(a.domain, numberedUpsFulfillment(n), `a-${n}`)).status).toBe(200);
     // A domain that never installed the app, and the body again under it.
     expect((await send('never-installed.myshopify.com', ups, 'stranger')).status).toBe(200);
     await startWorker();

@@ -111,8 +111,8 @@ const topics = Object.keys(topicBodies) as Array<keyof typeof topicBodies>;
 
 /** Bodies no check can tell apart: the same schema, and no shop named in them. */
 function indistinguishable(from: string, to: string): boolean {
-  const fulfilment = (t: string) => t.startsWith('fulfillments/');
-  return fulfilment(from) && fulfilment(to);
+  const fulfillment = (t: string) => t.startsWith('fulfillments/');
+  return fulfillment(from) && fulfillment(to);
 }
 
 describe('a signed body replayed under another topic or shop', () => {
@@ -178,12 +178,12 @@ describe('a signed body replayed under another topic or shop', () => {
 describe('the worker checks stored bodies again', () => {
   it('rejects a misdirected body stored before intake checked, and the shop keeps everything', async () => {
     const victim = await installedVictim();
-    const fulfilment = fixture('fulfillments-create.ups');
-    const asRedact = await createDelivery(db.prisma, fulfilment, {
+    const fulfillment = fixture('fulfillments-create.ups');
+    const asRedact = await createDelivery(db.prisma, fulfillment, {
       shopDomain: victim.domain,
       topic: 'shop/redact',
     });
-    const asUninstall = await createDelivery(db.prisma, fulfilment, {
+    const asUninstall = await createDelivery(db.prisma, fulfillment, {
       shopDomain: victim.domain,
       topic: 'app/uninstalled',
     });

@@ -4,7 +4,7 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { type DeliveryProcessorDeps, processDeliveries } from '../../src/webhooks/process-deliveries.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createDelivery, fulfilmentBody, resetDatabase } from '../helpers/factories.js';
+import { createDelivery, fulfillmentBody, resetDatabase } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
@@ -80,7 +80,7 @@ describe('processDeliveries', () => {
   });
 
   it('marks a body the use case cannot use as failed, keeps it and says why', async () => {
-    const body = { ...fulfilmentBody(), id: 'not-a-number' };
+    const body = { ...fulfillmentBody(), id: 'not-a-number' };
     const delivery = await createDelivery(db.prisma, body);
     const stats = await processDeliveries(deps(), 10);
     expect(stats).toMatchObject({ claimed: 1, rejected: 1 });
@@ -114,14 +114,14 @@ describe('processDeliveries', () => {
   it('ignores an update older than the one applied (delivered out of order)', async () => {
     await createDelivery(
       db.prisma,
-      fulfilmentBody({ updatedAt: '2026-11-18T12:00:00Z', trackingNumbers: ['NEW1'] }),
+      fulfillmentBody({ updatedAt: '2026-11-18T12:00:00Z', trackingNumbers: ['NEW1'] }),
       {
         receivedAt: new Date(Date.now() - 2_000),
       },
     );
     await createDelivery(
       db.prisma,
-      fulfilmentBody({ updatedAt: '2026-11-18T11:00:00Z', trackingNumbers: ['OLD1'] }),
+      fulfillmentBody({ updatedAt: '2026-11-18T11:00:00Z', trackingNumbers: ['OLD1'] }),
       {
         topic: 'fulfillments/update',
       },
@@ -132,16 +132,16 @@ describe('processDeliveries', () => {
   });
 
   it('one pass with an update of a seen fulfilment beside a first-seen one: only the new one is asked, both apply', async () => {
-    await createDelivery(db.prisma, fulfilmentBody({ id: 5001, trackingNumbers: ['SEEN1'] }));
+    await createDelivery(db.prisma, fulfillmentBody({ id: 5001, trackingNumbers: ['SEEN1'] }));
     const store = storeHolding({ [SHOP]: ['5001', '5002'] });
     expect(await processDeliveries(deps({ confirmFulfillments: store }), 10)).toMatchObject({ applied: 1 });
     // The correction of 5001 and a new fulfilment 5002 claimed together.
     await createDelivery(
       db.prisma,
-      fulfilmentBody({ id: 5001, updatedAt: '2026-11-19T12:00:00Z', trackingNumbers: ['SEEN2'] }),
+      fulfillmentBody({ id: 5001, updatedAt: '2026-11-19T12:00:00Z', trackingNumbers: ['SEEN2'] }),
       { topic: 'fulfillments/update' },
     );
-    await createDelivery(db.prisma, fulfilmentBody({ id: 5002, trackingNumbers: ['NEW2'] }));
+    await createDelivery(db.prisma, fulfillmentBody({ id: 5002, trackingNumbers: ['NEW2'] }));
     expect(await processDeliveries(deps({ confirmFulfillments: store }), 10)).toMatchObject({
       claimed: 2,
       applied: 2,
@@ -156,13 +156,13 @@ describe('processDeliveries', () => {
     expect(await db.prisma.webhookDelivery.count({ where: { state: 'failed' } })).toBe(0);
   });
   it('takes the oldest due deliveries first, at most `limit`, and leaves ones not yet due', async () => {
-    const old = await createDelivery(db.prisma, fulfilmentBody({ id: 1 }), {
+    const old = await createDelivery(db.prisma, fulfillmentBody({ id: 1 }), {
       receivedAt: new Date(Date.now() - 3_000),
     });
-    const mid = await createDelivery(db.prisma, fulfilmentBody({ id: 2 }), {
+    const mid = await createDelivery(db.prisma, fulfillmentBody({ id: 2 }), {
       receivedAt: new Date(Date.now() - 2_000),
     });
-    const later = await createDelivery(db.prisma, fulfilmentBody({ id: 3 }), {
+    const later = await createDelivery(db.prisma, fulfillmentBody({ id: 3 }), {
       nextAttemptAt: new Date(Date.now() + 60_000),
       receivedAt: new Date(Date.now() - 4_000),
     });
@@ -177,7 +177,7 @@ describe('processDeliveries', () => {
   });
 
   it('does not take a delivery another worker holds a live lease on', async () => {
-    const delivery = await createDelivery(db.prisma, fulfilmentBody(), {
+    const delivery = await createDelivery(db.prisma, fulfillmentBody(), {
       leaseOwner: 'worker-b:token',
       leaseExpiresAt: new Date(Date.now() + 60_000),
     });
@@ -189,7 +189,7 @@ describe('processDeliveries', () => {
   });
 
   it('takes over a delivery whose lease has expired (its holder died)', async () => {
-    const delivery = await createDelivery(db.prisma, fulfilmentBody(), {
+    const delivery = await createDelivery(db.prisma, fulfillmentBody(), {
       leaseOwner: 'worker-b:token',
       leaseExpiresAt: new Date(Date.now() - 1),
     });
@@ -234,7 +234,7 @@ describe('processDeliveries', () => {
 
   it('retries an unexpected error later with backoff, then gives up as failed', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const delivery = await createDelivery(db.prisma, fulfilmentBody());
+    const delivery = await createDelivery(db.prisma, fulfillmentBody());
     const broken: CarrierRepository = {
       ...carriers,
       matcher: async () => {
@@ -284,7 +284,7 @@ describe('processDeliveries', () => {
   it('two workers on two connections process every delivery exactly once', async () => {
     const count = 12;
     for (let i = 0; i < count; i++) {
-      await createDelivery(db.prisma, fulfilmentBody({ id: 1000 + i, trackingNumbers: [`PAR${i}`] }));
+      await createDelivery(db.prisma, fulfillmentBody({ id: 1000 + i, trackingNumbers: [`PAR${i}`] }));
     }
     const totals = { claimed: 0, applied: 0 };
     for (let round = 0; round < 10; round++) {

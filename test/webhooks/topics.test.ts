@@ -6,7 +6,7 @@ import { processDeliveries } from '../../src/webhooks/process-deliveries.js';
 import { applyDelivery } from '../../src/webhooks/topics/index.js';
 import type { TopicResult } from '../../src/webhooks/topics/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createDelivery, fulfilmentBody, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { createDelivery, fulfillmentBody, resetDatabase, uniqueDomain } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 
 let db: TestDatabase;
@@ -43,7 +43,7 @@ async function seed(domain: string) {
   await handle(
     'fulfillments/create',
     domain,
-    fulfilmentBody({
+    fulfillmentBody({
       id: 8000000000001,
       orderId: ORDER_A,
       name: '#2001.1',
@@ -55,7 +55,7 @@ async function seed(domain: string) {
   await handle(
     'fulfillments/create',
     domain,
-    fulfilmentBody({
+    fulfillmentBody({
       id: 8000000000002,
       orderId: ORDER_B,
       name: '#2002.1',
@@ -67,14 +67,14 @@ async function seed(domain: string) {
   // Bodies not processed yet (or failed): one per order, plus another shop's mentioning order A's id.
   const pendingA = await createDelivery(
     db.prisma,
-    fulfilmentBody({ orderId: ORDER_A, destination: { zip: '80331', country_code: 'DE' } }),
+    fulfillmentBody({ orderId: ORDER_A, destination: { zip: '80331', country_code: 'DE' } }),
     { shopDomain: domain, topic: 'fulfillments/update' },
   );
-  const pendingB = await createDelivery(db.prisma, fulfilmentBody({ orderId: ORDER_B }), {
+  const pendingB = await createDelivery(db.prisma, fulfillmentBody({ orderId: ORDER_B }), {
     shopDomain: domain,
     topic: 'fulfillments/update',
   });
-  const elsewhere = await createDelivery(db.prisma, fulfilmentBody({ orderId: ORDER_A }), {
+  const elsewhere = await createDelivery(db.prisma, fulfillmentBody({ orderId: ORDER_A }), {
     shopDomain: 'another-shop.myshopify.com',
     topic: 'fulfillments/update',
   });

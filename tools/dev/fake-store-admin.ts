@@ -764,7 +764,7 @@ export function routeShopifyFetchTo(base: string): void {
 /** An order of `n` with one UPS fulfilment per tracking number list given. */
 export function upsOrder(
   n: number,
-  fulfilments: string[][],
+  fulfillments: string[][],
   extra: Partial<GraphqlOrder> = {},
 ): GraphqlOrder {
   return {
@@ -772,7 +772,7 @@ export function upsOrder(
     name: `#${3000 + n}`,
     cancelledAt: null,
     shippingAddress: { zip: '40003', countryCodeV2: 'US' },
-    fulfillments: fulfilments.map((numbers, i) => ({
+    fulfillments: fulfillments.map((numbers, i) => ({
       legacyResourceId: String(5_300_000_000_000 + n * 10 + i),
       status: 'SUCCESS',
       createdAt: '2026-11-18T10:21:43Z',

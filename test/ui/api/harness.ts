@@ -7,8 +7,8 @@ import { startTestApp, type TestApp, waitFor } from '../../helpers/app.js';
 import { type Captured, captureLogger } from '../../helpers/capture-logger.js';
 import {
   createDelivery,
-  type FulfilmentBodyOptions,
-  fulfilmentBody,
+  type FulfillmentBodyOptions,
+  fulfillmentBody,
   nextSeq,
 } from '../../helpers/factories.js';
 import { installStore } from '../../helpers/install.js';
@@ -43,7 +43,7 @@ export interface PageApiHarness {
   /** A new emulator account and a shop connected to it through PUT /connection. */
   connectedShop(name: string, account?: { balance?: number; https?: boolean }): Promise<TestShop>;
   /** A store fulfilment for the shop, recorded as intake does; the worker picks it up. */
-  fulfil(domain: string, options: FulfilmentBodyOptions): Promise<void>;
+  fulfil(domain: string, options: FulfillmentBodyOptions): Promise<void>;
   /** Waits until the shop's deliveries are handled and no tracker of it is pending or leased. */
   settled(domain: string): Promise<void>;
   /** Fails the test when an API key appears in any answer or log line so far. */
@@ -132,7 +132,7 @@ export async function startPageApi(): Promise<PageApiHarness> {
     },
     async fulfil(domain, options) {
       const n = nextSeq();
-      await createDelivery(prisma, fulfilmentBody({ id: 8_000_000_000_000 + n, ...options }), {
+      await createDelivery(prisma, fulfillmentBody({ id: 8_000_000_000_000 + n, ...options }), {
         shopDomain: domain,
         topic: 'fulfillments/create',
       });
