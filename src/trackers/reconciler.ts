@@ -128,24 +128,44 @@ interface PassOptions {
   shouldStop?: () => boolean;
 }
 
+/** What one reconcile pass shares between its slots: its hold on the queue, its counts, what it has learnt. */
+interface Pass {
+  readonly deps: ReconcilerDeps;
+  readonly leases: LeaseHolder;
+  readonly stats: ReconcileStats;
+  /** The service, as the pass's rate gate sees it. */
+  readonly client: ServiceCalls;
+  /** Shops paused during this pass: their other trackers are given back untouched. */
+  readonly pausedNow: Set<string>;
+  /** Trackers whose create this pass has not sent: no need to look before creating. */
+  readonly knownAbsent: Set<string>;
+  /** The outcomes being gathered (a flush swaps in a new batch; a call that returns adds to the current one). */
+  batch: OutcomeBatch;
+}
+
 async function reconcilePass(
   deps: ReconcilerDeps,
   leases: LeaseHolder,
   options: PassOptions,
 ): Promise<ReconcileStats> {
-  const stats = emptyStats();
-  const { token } = leases;
   const gate = deps.rateGate ?? createRateGate(options.concurrency);
-  const client = rateAware(deps.client, gate);
+  const pass: Pass = {
+    deps,
+    leases,
+    stats: emptyStats(),
+    client: rateAware(deps.client, gate),
+    pausedNow: new Set(),
+    knownAbsent: new Set(),
+    batch: newBatch(),
+  };
+  const { stats, knownAbsent, pausedNow } = pass;
+  const { token } = leases;
   const ready: ClaimedTracker[] = [];
-  const knownAbsent = new Set<string>();
   let exhausted = false;
   let claiming: Promise<void> | null = null;
-  let batch = newBatch();
   let flushing: Promise<void> = Promise.resolve();
   const credentials = new Map<string, Promise<ShopCredentials | null>>();
   const unreadable = new Set<string>();
-  const pausedNow = new Set<string>();
   const flushEvery = Math.max(32, options.concurrency * 2);
 
   const claimMore = async () => {
@@ -195,10 +215,10 @@ async function reconcilePass(
   /** Writes the gathered outcomes behind the calls (a slot does not wait for it); in order, one at a time. */
   let flushError: unknown = null;
   const flush = (): Promise<void> => {
-    const full = batch;
-    batch = newBatch();
+    const full = pass.batch;
+    pass.batch = newBatch();
     flushing = flushing
-      .then(() => flushBatch(deps, leases, full, stats))
+      .then(() => flushBatch(pass, full))
       .catch((error: unknown) => {
         // The rows stay leased with their write-ahead mark: their next holder looks before it acts.
         flushError ??= error;
@@ -214,7 +234,7 @@ async function reconcilePass(
       const tracker = await nextTracker();
       if (!tracker) return;
       if (pausedNow.has(tracker.shopId)) {
-        await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
+        await release(pass, tracker.id);
         stats.released++;
         continue;
       }
@@ -237,7 +257,7 @@ async function reconcilePass(
           null,
         );
         pausedNow.add(tracker.shopId);
-        await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
+        await release(pass, tracker.id);
         stats.released++;
         continue;
       }
@@ -247,18 +267,8 @@ async function reconcilePass(
         stats.leaseLost++;
         continue;
       }
-      await syncOne(
-        deps,
-        leases,
-        tracker,
-        creds,
-        knownAbsent.has(tracker.id),
-        stats,
-        pausedNow,
-        () => batch,
-        client,
-      );
-      if (batch.size >= flushEvery) void flush();
+      await syncOne(pass, tracker, creds);
+      if (pass.batch.size >= flushEvery) void flush();
     }
   };
   try {
@@ -268,7 +278,7 @@ async function reconcilePass(
     await (claiming as Promise<void> | null)?.catch(() => {});
     // Claimed but not started (stopping, or the gate closed every slot): given back at once.
     for (const tracker of ready.splice(0)) {
-      await release(deps, leases, tracker.id, knownAbsent.has(tracker.id));
+      await release(pass, tracker.id);
       stats.released++;
     }
     await flush();
@@ -320,12 +330,8 @@ function rateAware(client: TrackingClient, gate: RateGate): ServiceCalls {
   };
 }
 
-async function flushBatch(
-  deps: ReconcilerDeps,
-  leases: LeaseHolder,
-  batch: OutcomeBatch,
-  stats: ReconcileStats,
-): Promise<void> {
+async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
+  const { deps, leases, stats } = pass;
   // The balance first: whoever sees a tracker synced also sees the balance its create reported.
   for (const [shopId, account] of batch.accounts) await deps.shops.recordAccount(shopId, account);
   const kinds = [
@@ -378,7 +384,7 @@ async function flushBatch(
     const stillLeased = new Set(left.map((r) => r.id));
     for (const tracker of kind.rows) {
       if (stillLeased.has(tracker.id)) {
-        await record(deps, leases, tracker, stats, { remote: kind.remote, createCall: kind.createCall });
+        await record(pass, tracker, { remote: kind.remote, createCall: kind.createCall });
       }
     }
     leases.forget(ids);
@@ -393,19 +399,8 @@ async function flushBatch(
   }
 }
 
-async function syncOne(
-  deps: ReconcilerDeps,
-  leases: LeaseHolder,
-  tracker: ClaimedTracker,
-  creds: ShopCredentials,
-  knownAbsent: boolean,
-  stats: ReconcileStats,
-  pausedNow: Set<string>,
-  /** The batch being gathered when the call returns (a flush may have swapped it meanwhile). */
-  batch: () => OutcomeBatch,
-  /** The service, as the pass's rate gate sees it. */
-  client: ServiceCalls,
-): Promise<void> {
+async function syncOne(pass: Pass, tracker: ClaimedTracker, creds: ShopCredentials): Promise<void> {
+  const { deps, stats, client } = pass;
   const { logger } = deps;
   const key = {
     trackingNumber: tracker.trackingNumber,
@@ -419,7 +414,7 @@ async function syncOne(
   });
 
   if (tracker.desired === 'active') {
-    let absent = knownAbsent;
+    let absent = pass.knownAbsent.has(tracker.id);
     if (!absent && tracker.remote === 'unknown') {
       // An earlier create may have reached the service: look before creating again.
       const found = await client.getShipment(creds, {
@@ -428,18 +423,23 @@ async function syncOne(
       });
       if (found.ok) {
         stats.alreadyPresent++;
-        batch().present.push(tracker);
+        pass.batch.present.push(tracker);
         await afterSuccess(deps, tracker);
         return;
       }
       if (!isNotFound(found.error)) {
-        await recordFailure(deps, leases, tracker, classify(found.error), 'unknown', stats, pausedNow, log);
+        await recordFailure(
+          pass,
+          tracker,
+          { classified: classify(found.error), remoteAfter: 'unknown' },
+          log,
+        );
         return;
       }
       absent = true;
     }
     if (!absent) {
-      await record(deps, leases, tracker, stats, { remote: tracker.remote });
+      await record(pass, tracker, { remote: tracker.remote });
       return;
     }
     const created = await client.createTracker(creds, {
@@ -449,25 +449,20 @@ async function syncOne(
     });
     if (created.ok) {
       stats.created++;
-      batch().created.push(tracker);
-      batch().accounts.set(tracker.shopId, created.value);
+      pass.batch.created.push(tracker);
+      pass.batch.accounts.set(tracker.shopId, created.value);
       await afterSuccess(deps, tracker);
       return;
     }
     if (created.error.kind === 'application' && created.error.account) {
-      batch().accounts.set(tracker.shopId, created.error.account);
+      pass.batch.accounts.set(tracker.shopId, created.error.account);
     }
     const remoteAfter = created.outcomeUnknown ? 'unknown' : 'absent';
     await recordFailure(
-      deps,
-      leases,
+      pass,
       tracker,
-      classify(created.error),
-      remoteAfter,
-      stats,
-      pausedNow,
+      { classified: classify(created.error), remoteAfter, wasCreate: true },
       log,
-      true,
     );
     return;
   }
@@ -476,11 +471,16 @@ async function syncOne(
   const deleted = await client.deleteTracker(creds, key);
   if (deleted.ok || isNotFound(deleted.error)) {
     stats.deleted++;
-    batch().deleted.push(tracker);
+    pass.batch.deleted.push(tracker);
     await afterSuccess(deps, tracker);
     return;
   }
-  await recordFailure(deps, leases, tracker, classify(deleted.error), tracker.remote, stats, pausedNow, log);
+  await recordFailure(
+    pass,
+    tracker,
+    { classified: classify(deleted.error), remoteAfter: tracker.remote },
+    log,
+  );
 }
 
 /**
@@ -514,8 +514,7 @@ function logOutcomes(deps: ReconcilerDeps, rows: readonly ClaimedTracker[], mess
  * current desired state (which a store event may have changed meanwhile). Optimistic on `version`.
  */
 async function finish(
-  deps: ReconcilerDeps,
-  leases: LeaseHolder,
+  { deps, leases }: Pass,
   trackerId: string,
   compute: (row: Tracker) => Partial<Omit<Tracker, 'id' | 'version'>> & { createCallsIncrement?: number },
 ): Promise<'written' | 'lease-lost'> {
@@ -544,14 +543,13 @@ async function finish(
 }
 
 async function record(
-  deps: ReconcilerDeps,
-  leases: LeaseHolder,
+  pass: Pass,
   tracker: ClaimedTracker,
-  stats: ReconcileStats,
   outcome: { remote: string; createCall?: boolean },
 ): Promise<void> {
+  const { deps, stats } = pass;
   const now = new Date();
-  const result = await finish(deps, leases, tracker.id, (row) => {
+  const result = await finish(pass, tracker.id, (row) => {
     const synced = inSync(row.desired, outcome.remote);
     return {
       remote: outcome.remote,
@@ -575,17 +573,20 @@ async function record(
   }
 }
 
+/** A failed call: what the service said, what is known of the tracker there now, whether it was a create. */
+interface Failure {
+  classified: Classified;
+  remoteAfter: string;
+  wasCreate?: boolean;
+}
+
 async function recordFailure(
-  deps: ReconcilerDeps,
-  leases: LeaseHolder,
+  pass: Pass,
   tracker: ClaimedTracker,
-  classified: Classified,
-  remoteAfter: string,
-  stats: ReconcileStats,
-  pausedNow: Set<string>,
+  { classified, remoteAfter, wasCreate = false }: Failure,
   log: Logger,
-  wasCreate = false,
 ): Promise<void> {
+  const { deps, stats, pausedNow } = pass;
   const now = new Date();
   const backoff = deps.backoff ?? backoffPolicies.trackerSync;
   if (classified.kind === 'shop') {
@@ -597,7 +598,7 @@ async function recordFailure(
       log.warn({ reason: classified.reason }, 'shop paused');
     }
   }
-  const result = await finish(deps, leases, tracker.id, (row) => {
+  const result = await finish(pass, tracker.id, (row) => {
     const base = {
       remote: remoteAfter,
       lastErrorReason: classified.reason,
@@ -664,8 +665,9 @@ function nextPollAfterSync(
 }
 
 /** Gives a claimed tracker back untouched (a create not sent stays known-absent). */
-async function release(deps: ReconcilerDeps, leases: LeaseHolder, trackerId: string, createNotSent: boolean) {
-  await finish(deps, leases, trackerId, (row) => ({
+async function release(pass: Pass, trackerId: string) {
+  const createNotSent = pass.knownAbsent.has(trackerId);
+  await finish(pass, trackerId, (row) => ({
     remote: createNotSent && row.remote === 'unknown' ? 'absent' : row.remote,
     nextAttemptAt: new Date(),
   }));
