@@ -1,3 +1,4 @@
+import { nowOf } from '../lib/clock.js';
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
 import { type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
@@ -85,7 +86,7 @@ async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOption
     notFound: 0,
     failed: 0,
   };
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   const { token } = leases;
   const ids = await leases.claim(options.limit, { now, perGroupMax: options.perShop });
   const claimed =
@@ -156,7 +157,7 @@ async function pollOne(
     trackingNumber: tracker.trackingNumber,
     trackingProvider: tracker.provider,
   });
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   if (!result.ok) {
     if (result.error.reason === 'tracking_not_found') {
       // The service no longer holds it: the reconciler looks (get) and creates it again if still wanted.
@@ -209,7 +210,7 @@ async function pollOrder(
   const result = await readOrderShipments(deps.client, creds, trackers[0]!.orderKey, trackers, {
     fullReadOnNews: true,
   });
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   if (!result.ok) {
     if (result.error.retryable) {
       deps.logger.info(

@@ -1,3 +1,4 @@
+import { nowOf } from '../lib/clock.js';
 import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
@@ -66,7 +67,7 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     skipped: 0,
     held: 0,
   };
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   return withPassLeases(deps, storeEventQueue, async (leases) =>
     postClaimed(deps, leases, await leases.claim(limit, { now }), stats),
   );
@@ -218,7 +219,7 @@ async function failure(
   stats: PostStats,
 ): Promise<void> {
   const attempts = row.attempts + 1;
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   const next = afterStoreFailure(result, attempts, now, deps.maxAttempts);
   if (next.giveUp) {
     await finish(deps, token, row.id, { state: 'failed', error: result.message.slice(0, 500), attempts });

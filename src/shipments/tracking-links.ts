@@ -1,3 +1,4 @@
+import { nowOf } from '../lib/clock.js';
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -186,7 +187,7 @@ export interface LinkStats {
 
 export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<LinkStats> {
   const stats: LinkStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   return withPassLeases(deps, storeLinkQueue, async (leases) => {
     const ids = await leases.claim(limit, { now });
     if (ids.length === 0) return stats;
@@ -258,7 +259,7 @@ async function sendOne(
     return;
   }
   const attempts = row.attempts + 1;
-  const next = afterStoreFailure(result, attempts, (deps.now ?? (() => new Date()))(), deps.maxAttempts);
+  const next = afterStoreFailure(result, attempts, nowOf(deps), deps.maxAttempts);
   if (next.giveUp) {
     await finish(deps, token, row, { state: 'failed', error: result.message.slice(0, 500), attempts });
     stats.failed++;

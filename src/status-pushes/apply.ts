@@ -1,3 +1,4 @@
+import { nowOf } from '../lib/clock.js';
 import { failedAttempt, leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { statusPushQueue } from '../db/queues.js';
 import type { StatusPush } from '../generated/sqlite/client.js';
@@ -35,7 +36,7 @@ export interface ApplyPushStats {
 
 export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Promise<ApplyPushStats> {
   const stats: ApplyPushStats = { claimed: 0, applied: 0, stale: 0, dropped: 0, failed: 0 };
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   return withPassLeases(deps, statusPushQueue, async (leases) => {
     const ids = await leases.claim(limit, { now });
     if (ids.length === 0) return stats;

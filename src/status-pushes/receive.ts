@@ -1,3 +1,4 @@
+import { nowOf } from '../lib/clock.js';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type { DatabaseClient } from '../db/client.js';
@@ -93,7 +94,7 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
     const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const parsed = parsePush(text);
     if (!parsed.ok) return refuse(res, parsed.reason);
-    const now = (deps.now ?? (() => new Date()))();
+    const now = nowOf(deps);
     // Group commit: a burst of pushes shares statements and commits, each answered once its row is in.
     const written = await writer.insert({
       id: randomUUID(),
