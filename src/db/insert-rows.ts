@@ -24,6 +24,7 @@ export interface BulkRows {
   StoreFulfillmentEvent: Prisma.StoreFulfillmentEventCreateManyInput;
   StoreTrackingLink: Prisma.StoreTrackingLinkCreateManyInput;
   StatusPush: Prisma.StatusPushCreateManyInput;
+  ShipmentProblem: Prisma.ShipmentProblemCreateManyInput;
 }
 
 const pgCast: Record<ColumnType, string> = {

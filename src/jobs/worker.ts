@@ -1,3 +1,4 @@
+import { sweepProblems } from '../shipments/problem-sweep.js';
 import { providerOf } from '../db/provider-of.js';
 import { compactRollups } from '../shipments/rollups.js';
 import { backfillDeliveryFacts } from './backfill-delivery-facts.js';
@@ -89,10 +90,14 @@ export interface PassCounts {
   storeEvents: number;
   storeLinks: number;
   pushes: number;
+  /** Shipments whose problems were evaluated. */
+  problems: number;
 }
 
 /** Pushes applied per pass, and how long a pass that found fewer waits for more to arrive. */
 const pushBatch = 500;
+/** Shipments evaluated for problems per pass. */
+const problemBatch = 200;
 const pushGatherMs = 20;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -202,12 +207,18 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     return applied.claimed;
   }
 
+  /** Shipment problems opened and closed for the trackers due an evaluation (a batch a pass). */
+  async function problemsStep(): Promise<number> {
+    return (await sweepProblems(work, problemBatch)).evaluated;
+  }
+
   async function runOnce(): Promise<PassCounts> {
     const { deliveries, backfills } = await desiredStateStep();
     const trackers = await trackersStep();
     const pushes = await pushesStep();
     const { polled, storeEvents, storeLinks } = await statusStep();
-    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks, pushes };
+    const problems = await problemsStep();
+    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks, pushes, problems };
   }
 
   async function periodic(): Promise<void> {
@@ -279,6 +290,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
         const done = await statusStep();
         return done.polled + done.storeEvents + done.storeLinks > 0;
       }),
+      loop('problems', async () => (await problemsStep()) >= problemBatch),
       loop('retention', retentionStep),
       // The rollups' deltas folded in as they come (a full batch: more are waiting, go again at once).
       loop('rollups', async () => (await compactRollups(deps.prisma, rollupBatch)) >= rollupBatch),

@@ -387,6 +387,8 @@ export async function storeShipmentRead(
             events: JSON.stringify(status.events),
           }),
       statusCheckedAt: now,
+      // Its problems are looked at again (src/shipments/problem-sweep.ts).
+      problemCheckAt: now,
       ...deliveryFactsOf({
         ...status,
         events: keepHistory ? storedEventsOf(tracker.events) : status.events,

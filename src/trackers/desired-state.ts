@@ -509,6 +509,8 @@ async function writeDerived(
       syncState: synced ? 'synced' : 'pending',
       attempts: 0,
       nextAttemptAt: new Date(),
+      // Wanted or no longer: its problems are looked at again (src/shipments/problem-sweep.ts).
+      problemCheckAt: new Date(),
       version: { increment: 1 },
       ...(synced ? {} : { lastError: null, lastErrorReason: null, lastErrorAt: null }),
     },

@@ -357,6 +357,8 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
         syncedAt: now,
         // At the service: its status is read from now on; gone: never again.
         nextPollAt: nextPollAfterSync(deps, { remote: 'unknown', nextPollAt: null }, kind.remote, now),
+        // At the service or gone: its problems are looked at again (src/shipments/problem-sweep.ts).
+        problemCheckAt: now,
         ...leaseGivenBack,
         version: { increment: 1 },
         ...(kind.createCall ? { createCalls: { increment: 1 } } : {}),
@@ -561,6 +563,7 @@ async function record(
       lastErrorAt: null,
       syncedAt: synced ? now : row.syncedAt,
       nextPollAt: nextPollAfterSync(deps, row, outcome.remote, now),
+      problemCheckAt: now,
       createCallsIncrement: outcome.createCall ? 1 : 0,
     };
   });

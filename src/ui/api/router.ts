@@ -29,6 +29,19 @@ import { getShipmentDetail } from './shipment-detail.js';
 import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
 import { getOverview } from './overview.js';
+import {
+  getProblemRules,
+  handledBody,
+  listProblems,
+  markProblemHandled,
+  type ProblemChange,
+  problemIdParams,
+  problemRulesBody,
+  problemsQuery,
+  saveProblemRules,
+  snoozeBody,
+  snoozeProblem,
+} from './problems.js';
 import { getShopOverview } from './shop-overview.js';
 import { getStatusPush, rotateStatusPush } from './status-push.js';
 import { type InputIssue, parseInput } from './validation.js';
@@ -161,6 +174,45 @@ export function createPageApi(deps: PageApiDeps): express.Router {
       id !== '' && id.length <= trackerIdMaxLength ? await getShipmentDetail(deps, shopOf(res), id) : null;
     if (detail) res.json(detail);
     else res.status(404).json({ error: 'not_found' });
+  });
+
+  router.get('/problems/rules', async (_req, res) => {
+    res.json(await getProblemRules(deps, shopOf(res)));
+  });
+
+  router.put('/problems/rules', async (req, res) => {
+    const body = parseInput(problemRulesBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await saveProblemRules(deps, shopOf(res), body.value));
+  });
+
+  router.get('/problems', async (req, res) => {
+    const query = parseInput(problemsQuery, req.query);
+    if (!query.ok) return invalid(res, query.issues);
+    res.json(await listProblems(deps, shopOf(res), query.value));
+  });
+
+  /** Answers a change of one problem: 404 when the shop has no such problem, 409 when it is closed already. */
+  const problemChange = (res: Response, change: ProblemChange) => {
+    if (change.ok) res.json({ problem: change.problem });
+    else if (change.reason === 'not_found') res.status(404).json({ error: 'not_found' });
+    else res.status(409).json({ error: 'closed', message: 'This problem is closed already.' });
+  };
+
+  router.post('/problems/:problemId/handled', async (req, res) => {
+    const params = parseInput(problemIdParams, req.params);
+    if (!params.ok) return invalid(res, params.issues);
+    const body = parseInput(handledBody, req.body ?? {});
+    if (!body.ok) return invalid(res, body.issues);
+    problemChange(res, await markProblemHandled(deps, shopOf(res), params.value.problemId, body.value));
+  });
+
+  router.post('/problems/:problemId/snooze', async (req, res) => {
+    const params = parseInput(problemIdParams, req.params);
+    if (!params.ok) return invalid(res, params.issues);
+    const body = parseInput(snoozeBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    problemChange(res, await snoozeProblem(deps, shopOf(res), params.value.problemId, body.value));
   });
 
   router.get('/overview', async (_req, res) => {

@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { addBusinessDays, endOfLocalDay, knownTimeZone } from '../lib/business-days.js';
+import { normaliseStatusCode, type ParcelGroup, parcelGroupOf } from './status-table.js';
+
+/**
+ * Shipment problems: what a merchant wants to hear about before the shopper writes in. Each kind has a
+ * per-shop switch and, for the kinds that wait, a number of business days in the shop's time zone. A
+ * problem dates from when its condition began (`since`): the event or fulfilment it comes from. It is
+ * opened once per episode and closes by itself when the condition is gone (the parcel moved on, was
+ * delivered, or is no longer wanted); see src/shipments/problem-sweep.ts.
+ */
+
+export const problemKinds = [
+  'not_picked_up',
+  'stalled',
+  'past_estimate',
+  'carrier_exception',
+  'failed_attempt',
+  'on_hold',
+  'returning',
+  'waiting_pickup',
+  'tracking_problem',
+] as const;
+export type ProblemKind = (typeof problemKinds)[number];
+
+/** The kinds that wait a number of business days, and their defaults. */
+export const problemDayDefaults = { not_picked_up: 3, stalled: 4, waiting_pickup: 3 } as const;
+type WaitingKind = keyof typeof problemDayDefaults;
+const isWaiting = (kind: ProblemKind): kind is WaitingKind => kind in problemDayDefaults;
+
+const onOff = z.object({ on: z.boolean() }).partial().strict();
+const waitingRule = z
+  .object({ on: z.boolean(), days: z.number().int().min(1).max(30) })
+  .partial()
+  .strict();
+
+/** A shop's rules: each kind on or off, and the waiting kinds' days. Missing entries take the defaults. */
+export const problemRulesSchema = z
+  .object({
+    not_picked_up: waitingRule,
+    stalled: waitingRule,
+    past_estimate: onOff,
+    carrier_exception: onOff,
+    failed_attempt: onOff,
+    on_hold: onOff,
+    returning: onOff,
+    waiting_pickup: waitingRule,
+    tracking_problem: onOff,
+  } satisfies Record<ProblemKind, z.ZodType>)
+  .partial()
+  .strict();
+export type ProblemRulesInput = z.output<typeof problemRulesSchema>;
+
+export type ProblemRules = Record<ProblemKind, { on: boolean; days: number }>;
+
+/** The rules a shop has: its stored JSON over the defaults (a stored value that no longer parses is ignored). */
+export function problemRulesOf(stored: string | null | undefined): ProblemRules {
+  let given: ProblemRulesInput = {};
+  if (stored) {
+    try {
+      const parsed = problemRulesSchema.safeParse(JSON.parse(stored));
+      if (parsed.success) given = parsed.data;
+    } catch {
+      given = {};
+    }
+  }
+  return Object.fromEntries(
+    problemKinds.map((kind) => {
+      const rule: { on?: boolean; days?: number } = given[kind] ?? {};
+      return [
+        kind,
+        { on: rule.on ?? true, days: isWaiting(kind) ? (rule.days ?? problemDayDefaults[kind]) : 0 },
+      ];
+    }),
+  ) as ProblemRules;
+}
+
+/** The rules as stored on the shop (`Shop.problemRules`): what problemRulesOf reads back. */
+export function storedProblemRules(rules: ProblemRules): string {
+  return JSON.stringify(
+    Object.fromEntries(
+      problemKinds.map((kind) => [
+        kind,
+        isWaiting(kind) ? { on: rules[kind].on, days: rules[kind].days } : { on: rules[kind].on },
+      ]),
+    ),
+  );
+}
+
+/** What the detection reads of a shipment. */
+export interface ProblemFacts {
+  desired: string;
+  remote: string;
+  status: string | null;
+  statusDetail: string | null;
+  estimatedDelivery: string | null;
+  lastEventAt: Date | null;
+  lastEventMessage: string | null;
+  syncedAt: Date | null;
+  /** When the tracker was made: the fulfilment's time. */
+  createdAt: Date;
+}
+
+export interface DetectedProblem {
+  kind: ProblemKind;
+  since: Date;
+  detail: string | null;
+}
+
+export interface Detection {
+  /** The problems the shipment has now. */
+  open: DetectedProblem[];
+  /** Why the others close: the parcel moved on, was delivered, or is no longer followed. */
+  closeReason: 'moved' | 'delivered' | 'ended';
+  /** When a waiting rule could next open a problem; null: only a status or desired change can. */
+  nextCheckAt: Date | null;
+}
+
+const statusKinds: Readonly<Record<string, ProblemKind>> = {
+  on_hold: 'on_hold',
+  return_to_sender: 'returning',
+  returned: 'returning',
+};
+
+/** The parcel's problems now, by the shop's rules and time zone. */
+export function detectProblems(
+  facts: ProblemFacts,
+  shop: { timezone: string; rules: ProblemRules },
+  now: Date,
+): Detection {
+  const group: ParcelGroup = parcelGroupOf(facts.status, facts.statusDetail);
+  if (facts.desired !== 'active' || facts.remote === 'absent' || group === 'ended')
+    return { open: [], closeReason: 'ended', nextCheckAt: null };
+  if (group === 'delivered') return { open: [], closeReason: 'delivered', nextCheckAt: null };
+
+  const zone = knownTimeZone(shop.timezone);
+  const open: DetectedProblem[] = [];
+  const deadlines: Date[] = [];
+  // The episode a status belongs to: the event that brought it, else when the service took the tracker.
+  const anchor = facts.lastEventAt ?? facts.syncedAt ?? facts.createdAt;
+  const detail = facts.lastEventMessage ?? facts.statusDetail ?? facts.status;
+  const add = (kind: ProblemKind, since: Date) => {
+    if (shop.rules[kind].on) open.push({ kind, since, detail });
+  };
+  /** Opens `kind` once `days` business days have passed since `from`, else remembers when to look. */
+  const waiting = (kind: WaitingKind, from: Date) => {
+    if (!shop.rules[kind].on) return;
+    const due = addBusinessDays(from, shop.rules[kind].days, zone);
+    if (due.getTime() <= now.getTime()) add(kind, from);
+    else deadlines.push(due);
+  };
+
+  const code = normaliseStatusCode(facts.status);
+  if (group === 'not_followed') add('tracking_problem', anchor);
+  else if (group === 'failed_attempt') add('failed_attempt', anchor);
+  else if (group === 'exception') add(statusKinds[code] ?? 'carrier_exception', anchor);
+  else if (group === 'ready_for_pickup') waiting('waiting_pickup', anchor);
+  else if (group === 'not_scanned' || group === 'info_received') waiting('not_picked_up', facts.createdAt);
+  else waiting('stalled', anchor);
+
+  // Past its estimate: the estimated day has ended where the shop is, and the parcel is still out.
+  if (group !== 'not_followed' && facts.estimatedDelivery && shop.rules.past_estimate.on) {
+    const end = endOfLocalDay(facts.estimatedDelivery, zone);
+    if (end && end.getTime() <= now.getTime()) add('past_estimate', end);
+    else if (end) deadlines.push(end);
+  }
+
+  const next = deadlines.length > 0 ? new Date(Math.min(...deadlines.map((d) => d.getTime()))) : null;
+  return { open, closeReason: 'moved', nextCheckAt: next };
+}
+
+/** What each kind means for the merchant, and what to do: the pages, the digest and the CLI say it alike. */
+export const problemWords: Record<ProblemKind, { label: string; todo: string }> = {
+  not_picked_up: {
+    label: 'Not picked up',
+    todo: 'No carrier scan yet: check the parcel was handed over, or ask the carrier to collect it.',
+  },
+  stalled: {
+    label: 'Stalled',
+    todo: 'No news from the carrier for days: open a trace with the carrier, and tell the customer.',
+  },
+  past_estimate: {
+    label: 'Past its estimate',
+    todo: 'The estimated delivery day has passed: tell the customer before they ask.',
+  },
+  carrier_exception: {
+    label: 'Carrier exception',
+    todo: 'The carrier reports a problem: read the last event and contact the carrier if needed.',
+  },
+  failed_attempt: {
+    label: 'Delivery attempt failed',
+    todo: 'The carrier could not deliver: check the address with the customer.',
+  },
+  on_hold: {
+    label: 'On hold',
+    todo: 'The carrier holds the parcel (customs, address, payment): find out what it needs.',
+  },
+  returning: {
+    label: 'Returning to sender',
+    todo: 'The parcel is on its way back: contact the customer about a reshipment or a refund.',
+  },
+  waiting_pickup: {
+    label: 'Waiting at a pickup point',
+    todo: 'The parcel waits for the customer at a pickup point: remind them before it is sent back.',
+  },
+  tracking_problem: {
+    label: 'Tracking problem',
+    todo: 'The tracking service cannot follow this number: check the number and the carrier.',
+  },
+};
