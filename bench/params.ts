@@ -37,6 +37,8 @@ export interface BenchParams {
     clockSpeed: number;
     lifecycleTimeoutSec: number;
   };
+  /** The problem sweep (bench/problems.ts): shipments due an evaluation, on each database. */
+  problems: { trackers: number };
   /** Watchdog for the whole run: past it, everything is stopped and the bench fails. */
   totalTimeoutSec: number;
 }
@@ -64,7 +66,8 @@ export function benchParams(quick: boolean): BenchParams {
           clockSpeed: 3600,
           lifecycleTimeoutSec: 90,
         },
-        totalTimeoutSec: 300,
+        problems: { trackers: 5_000 },
+        totalTimeoutSec: 330,
       }
     : {
         mode: 'full',
@@ -87,6 +90,7 @@ export function benchParams(quick: boolean): BenchParams {
           clockSpeed: 3600,
           lifecycleTimeoutSec: 120,
         },
+        problems: { trackers: 20_000 },
         totalTimeoutSec: 1500,
       };
 }

@@ -1,4 +1,5 @@
 /** Figures, targets, the human table, the `name: value` lines and bench/results.md. */
+import type { ProblemSweepResult } from './problems.js';
 import type { PushBurstResult, PushVsPollResult } from './pushes.js';
 import os from 'node:os';
 import { type CpuUsage, formatCpu } from './cpu.js';
@@ -431,4 +432,20 @@ export function pushProblems(burst: PushBurstResult, versus: PushVsPollResult): 
   if (versus.deliveredPolling !== versus.parcels || versus.deliveredPushes !== versus.parcels)
     problems.push('pushes vs polling: not every parcel reached delivered in time');
   return problems;
+}
+
+/** The problem sweep's figures (bench/problems.ts), per database. */
+export function problemFigures(results: readonly ProblemSweepResult[]): Figure[] {
+  const suffix = (r: ProblemSweepResult) => (r.provider === 'postgresql' ? 'pg' : 'sqlite');
+  return results.flatMap((r) => [
+    { name: `problems_evaluated_per_s_${suffix(r)}`, value: r.evaluatedPerSec, digits: 0 },
+    { name: `problem_sweep_idle_ms_${suffix(r)}`, value: r.idleP50Ms, digits: 2 },
+  ]);
+}
+
+export function problemRows(results: readonly ProblemSweepResult[]): string[] {
+  return results.map(
+    (r) =>
+      `problem sweep, ${r.provider}: ${r.evaluated} shipments evaluated (${r.opened} problems opened) at ${Math.round(r.evaluatedPerSec)}/s; a pass with nothing due ${r.idleP50Ms.toFixed(2)} ms (p50)`,
+  );
 }

@@ -19,6 +19,7 @@ import { startEmulatorProcess } from './emulator.js';
 import { startBenchStore } from './store.js';
 import { measureIntake, startIntakeServers } from './intake.js';
 import { startLoadGenerator } from './load-client.js';
+import { measureProblemSweep } from './problems.js';
 import { measurePushBurst, measurePushesVsPolling } from './pushes.js';
 import { benchParams } from './params.js';
 import { freePort, onUnexpectedExit, ROOT } from './processes.js';
@@ -31,6 +32,8 @@ import {
   intakeTable,
   machineFacts,
   parameterLines,
+  problemFigures,
+  problemRows,
   pushFigures,
   pushProblems,
   pushRows,
@@ -195,6 +198,14 @@ async function main(cleanup: Cleanup): Promise<number> {
     log: progress,
   });
 
+  const problemSweeps = [];
+  for (const provider of ['sqlite', 'postgresql'] as const) {
+    progress(`problem sweep on ${provider}: ${params.problems.trackers} shipments due`);
+    problemSweeps.push(
+      await measureProblemSweep({ provider, trackers: params.problems.trackers, cleanup, postgresAdminUrl }),
+    );
+  }
+
   const all = [
     ...figures(intake, drainResults, {
       inFlight: workerConcurrency ?? 16,
@@ -203,6 +214,7 @@ async function main(cleanup: Cleanup): Promise<number> {
       idle: busyBefore !== null && busyBefore <= 10,
     }),
     ...pushFigures(burstResult, acceptOnly, versus),
+    ...problemFigures(problemSweeps),
   ];
   const targetList = targets(all);
   const problems = [...integrityProblems(intake, drainResults), ...pushProblems(burstResult, versus)];
@@ -214,7 +226,13 @@ async function main(cleanup: Cleanup): Promise<number> {
     );
   }
   const intakeRows = intakeTable(intake);
-  const drainRows = [...drainTable(drainResults), '', ...pushRows(burstResult, acceptOnly, versus)];
+  const drainRows = [
+    ...drainTable(drainResults),
+    '',
+    ...pushRows(burstResult, acceptOnly, versus),
+    '',
+    ...problemRows(problemSweeps),
+  ];
   const cpu = cpuLines(intake, drainResults);
   const wallSec = (performance.now() - startedAt) / 1000;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
-import { insertRows } from '../db/insert-rows.js';
+import { insertRows, sqlTimestamp } from '../db/insert-rows.js';
 import { queryRows, SqlParams } from '../db/sql.js';
 import { nowOf } from '../lib/clock.js';
 import type { Logger } from '../logger.js';
@@ -33,11 +33,10 @@ export interface ProblemSweepStats {
 const claimMs = 5 * 60_000;
 
 export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Promise<ProblemSweepStats> {
-  const stats: ProblemSweepStats = { evaluated: 0, opened: 0, closed: 0 };
   const now = nowOf(deps);
   const claimedUntil = new Date(now.getTime() + claimMs);
   const ids = await claimDue(deps.prisma, now, claimedUntil, limit);
-  if (ids.length === 0) return stats;
+  if (ids.length === 0) return { evaluated: 0, opened: 0, closed: 0 };
   const trackers = await deps.prisma.tracker.findMany({
     where: { id: { in: ids } },
     select: {
@@ -57,19 +56,17 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
       problems: { where: { closedAt: null }, select: { id: true, kind: true, since: true } },
     },
   });
-  for (const tracker of trackers) {
-    // Evaluated by another process meanwhile, or made due again by a status change: left to that.
-    if (tracker.problemCheckAt?.getTime() !== claimedUntil.getTime()) continue;
-    const detection = detectProblems(
+  // Evaluated by another process meanwhile, or made due again by a status change: left to that.
+  const claimed = trackers.filter((t) => t.problemCheckAt?.getTime() === claimedUntil.getTime());
+  const detections = claimed.map((tracker) => ({
+    tracker,
+    detection: detectProblems(
       tracker,
       { timezone: tracker.shop.timezone, rules: problemRulesOf(tracker.shop.problemRules) },
       now,
-    );
-    const { opened, closed } = await writeDetection(deps.prisma, tracker, detection, now, claimedUntil);
-    stats.evaluated++;
-    stats.opened += opened;
-    stats.closed += closed;
-  }
+    ),
+  }));
+  const stats = await writeDetections(deps.prisma, detections, now, claimedUntil);
   if (stats.opened + stats.closed > 0) deps.logger.info(stats, 'shipment problems opened and closed');
   return stats;
 }
@@ -93,46 +90,71 @@ async function claimDue(
   return rows.map((r) => r.id);
 }
 
-/** One tracker's problems as detected, and its next check, in one transaction (only if still claimed). */
-async function writeDetection(
+interface Evaluated {
+  tracker: { id: string; shopId: string; problems: { id: string; kind: string; since: Date }[] };
+  detection: Detection;
+}
+
+/**
+ * The batch's detections in one transaction of a few statements: the next checks of the trackers still
+ * claimed (one statement), then only for those the problems closed (one statement per reason) and opened
+ * (one insert, skipping any another process wrote first).
+ */
+async function writeDetections(
   prisma: DatabaseClient,
-  tracker: { id: string; shopId: string; problems: { id: string; kind: string; since: Date }[] },
-  detection: Detection,
+  evaluated: readonly Evaluated[],
   now: Date,
   claimedUntil: Date,
-): Promise<{ opened: number; closed: number }> {
+): Promise<ProblemSweepStats> {
+  if (evaluated.length === 0) return { evaluated: 0, opened: 0, closed: 0 };
   const key = (p: { kind: string; since: Date }) => `${p.kind} ${p.since.getTime()}`;
-  const wanted = new Set(detection.open.map(key));
-  const have = new Set(tracker.problems.map(key));
-  const gone = tracker.problems.filter((p) => !wanted.has(key(p))).map((p) => p.id);
-  const fresh = detection.open.filter((p) => !have.has(key(p)));
   return prisma.$transaction(async (tx) => {
-    const { count: still } = await tx.tracker.updateMany({
-      where: { id: tracker.id, problemCheckAt: claimedUntil },
-      data: { problemCheckAt: detection.nextCheckAt },
-    });
-    if (still === 0) return { opened: 0, closed: 0 };
-    const { count: closed } =
-      gone.length === 0
-        ? { count: 0 }
-        : await tx.shipmentProblem.updateMany({
-            where: { id: { in: gone }, closedAt: null },
-            data: { closedAt: now, closedReason: detection.closeReason },
-          });
-    const opened = await insertRows(
+    const p = SqlParams.for(tx);
+    const values = evaluated
+      .map(
+        (e) =>
+          `(${p.text(e.tracker.id)}, ${p.value(e.detection.nextCheckAt ? sqlTimestamp(e.detection.nextCheckAt, p.provider) : null, 'timestamp(3)')})`,
+      )
+      .join(', ');
+    const still = await queryRows<{ id: string }>(
       tx,
-      'ShipmentProblem',
-      fresh.map((p) => ({
-        id: randomUUID(),
-        shopId: tracker.shopId,
-        trackerId: tracker.id,
-        kind: p.kind,
-        since: p.since,
-        detail: p.detail?.slice(0, 500) ?? null,
-        openedAt: now,
-      })),
-      { skipConflictsOn: ['trackerId', 'kind', 'since'] },
+      `WITH v ("id", "next") AS (VALUES ${values}) UPDATE "Tracker" SET "problemCheckAt" = (SELECT v."next" FROM v WHERE v."id" = "Tracker"."id") WHERE "id" IN (SELECT v."id" FROM v) AND "problemCheckAt" = ${p.time(claimedUntil)} RETURNING "id"`,
+      p,
     );
-    return { opened: opened.length, closed };
+    const held = new Set(still.map((r) => r.id));
+    const closing = new Map<string, string[]>();
+    const fresh = [];
+    for (const { tracker, detection } of evaluated) {
+      if (!held.has(tracker.id)) continue;
+      const wanted = new Set(detection.open.map(key));
+      const have = new Set(tracker.problems.map(key));
+      const gone = tracker.problems.filter((x) => !wanted.has(key(x))).map((x) => x.id);
+      if (gone.length > 0)
+        closing.set(detection.closeReason, [...(closing.get(detection.closeReason) ?? []), ...gone]);
+      for (const x of detection.open) {
+        if (have.has(key(x))) continue;
+        fresh.push({
+          id: randomUUID(),
+          shopId: tracker.shopId,
+          trackerId: tracker.id,
+          kind: x.kind,
+          since: x.since,
+          detail: x.detail?.slice(0, 500) ?? null,
+          openedAt: now,
+        });
+      }
+    }
+    let closed = 0;
+    for (const [reason, ids] of closing) {
+      const { count } = await tx.shipmentProblem.updateMany({
+        where: { id: { in: ids }, closedAt: null },
+        data: { closedAt: now, closedReason: reason },
+      });
+      closed += count;
+    }
+    const opened = await insertRows(tx, 'ShipmentProblem', fresh, {
+      skipConflictsOn: ['trackerId', 'kind', 'since'],
+    });
+    return { evaluated: held.size, opened: opened.length, closed };
   });
 }
