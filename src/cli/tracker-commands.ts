@@ -12,6 +12,7 @@ import {
   stringOption,
 } from './command.js';
 import { formatTable, printResult, printTable } from './output.js';
+import { type ProblemKind, problemWords } from '../shipments/problems.js';
 
 export const trackersList = defineCommand({
   name: 'trackers:list',
@@ -54,6 +55,13 @@ export const trackersList = defineCommand({
       where,
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
       take: input.limit,
+      include: {
+        problems: {
+          where: { closedAt: null },
+          select: { kind: true, since: true },
+          orderBy: { since: 'asc' },
+        },
+      },
     });
     const waitingGroups = await app.prisma.trackingLine.groupBy({
       by: ['carrierName'],
@@ -77,6 +85,14 @@ export const trackersList = defineCommand({
       desired: t.desired,
       remote: t.remote,
       syncState: t.syncState,
+      /** The parcel as the service last said: its status, last event and estimate. */
+      status: t.status,
+      statusDetail: t.statusDetail,
+      lastEventAt: t.lastEventAt,
+      lastEventMessage: t.lastEventMessage,
+      estimatedDelivery: t.estimatedDelivery,
+      /** Open shipment problems (src/shipments/problems.ts), oldest first. */
+      openProblems: t.problems.map((p) => ({ kind: p.kind, since: p.since })),
       attempts: t.attempts,
       lastErrorReason: t.lastErrorReason,
       lastError: t.lastError,
@@ -95,6 +111,22 @@ export const trackersList = defineCommand({
           { header: 'REMOTE', value: (r) => r.remote },
           { header: 'SYNC', value: (r) => r.syncState },
           { header: 'ATTEMPTS', value: (r) => r.attempts, align: 'right' },
+          { header: 'STATUS', value: (r) => r.status },
+          {
+            header: 'LAST EVENT',
+            value: (r) =>
+              r.lastEventAt
+                ? `${r.lastEventAt.toISOString().slice(0, 16)} ${r.lastEventMessage ?? ''}`
+                : null,
+            maxWidth: 40,
+          },
+          { header: 'ESTIMATE', value: (r) => r.estimatedDelivery },
+          {
+            header: 'PROBLEM',
+            value: (r) =>
+              r.openProblems.map((p) => problemWords[p.kind as ProblemKind]?.label ?? p.kind).join(', ') ||
+              null,
+          },
           {
             header: 'LAST ERROR',
             value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),

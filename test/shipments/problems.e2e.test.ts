@@ -6,6 +6,7 @@ import { installShop } from '../helpers/browser.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
 import { bearer, mintSessionToken } from '../helpers/session-token.js';
+import { cliEnv, killRunningClis, runCli } from '../cli/cli-process.js';
 
 /**
  * Shipment problems end to end: the emulator's lifecycle (every tracker following one of its other
@@ -54,6 +55,7 @@ beforeAll(async () => {
   await app.emulator.control.patchAccount(shop.appName, { webhookUrl: url });
 }, 60_000);
 afterAll(async () => {
+  killRunningClis();
   await app?.close();
   await app?.emulator.close();
 });
@@ -215,5 +217,33 @@ describe('shipment problems from the service’s statuses', () => {
       body: JSON.stringify({ lost: { on: true } }),
     });
     expect(unknown.status).toBe(400);
+  });
+
+  it('the operator CLI shows each parcel’s status, last event, estimate and open problem', async () => {
+    const env = cliEnv({
+      databaseUrl: app.database.url,
+      trackingApiBaseUrl: app.emulator.baseUrl,
+      encryptionKey: app.config.encryptionKey,
+    });
+    const text = await runCli(['trackers:list', '--shop', shop.domain], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/STATUS\s+LAST EVENT\s+ESTIMATE\s+PROBLEM/);
+    const returned = parcels.get('returned')!.number;
+    expect(text.stdout).toMatch(new RegExp(`${returned}.*return_to_sender`));
+    const json = JSON.parse(
+      (await runCli(['trackers:list', '--shop', shop.domain, '--json'], env)).stdout,
+    ) as {
+      trackers: Array<{
+        trackingNumber: string;
+        status: string;
+        lastEventMessage: string;
+        openProblems: unknown[];
+      }>;
+    };
+    const attempt = json.trackers.find((t) => t.trackingNumber === parcels.get('failed attempt')!.number)!;
+    expect(attempt).toMatchObject({ status: 'delivered', openProblems: [] });
+    // Its tracking problem was closed when the kind was switched off (above).
+    const invalid = json.trackers.find((t) => t.trackingNumber === parcels.get('invalid number')!.number)!;
+    expect(invalid).toMatchObject({ status: 'invalid_tracking', openProblems: [] });
   });
 });
