@@ -12,7 +12,7 @@ import {
   stringOption,
 } from './command.js';
 import { formatTable, printResult, printTable } from './output.js';
-import { type ProblemKind, problemWords } from '../shipments/problems.js';
+import { type ProblemKind, problemWords } from '../shipments/problem-words.js';
 
 export const trackersList = defineCommand({
   name: 'trackers:list',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addBusinessDays, endOfLocalDay, knownTimeZone } from '../lib/business-days.js';
+import { type ProblemKind, problemKinds } from './problem-words.js';
 import { normaliseStatusCode, type ParcelGroup, parcelGroupOf } from './status-table.js';
 
 /**
@@ -9,19 +10,6 @@ import { normaliseStatusCode, type ParcelGroup, parcelGroupOf } from './status-t
  * opened once per episode and closes by itself when the condition is gone (the parcel moved on, was
  * delivered, or is no longer wanted); see src/shipments/problem-sweep.ts.
  */
-
-export const problemKinds = [
-  'not_picked_up',
-  'stalled',
-  'past_estimate',
-  'carrier_exception',
-  'failed_attempt',
-  'on_hold',
-  'returning',
-  'waiting_pickup',
-  'tracking_problem',
-] as const;
-export type ProblemKind = (typeof problemKinds)[number];
 
 /** The kinds that wait a number of business days, and their defaults. */
 export const problemDayDefaults = { not_picked_up: 3, stalled: 4, waiting_pickup: 3 } as const;
@@ -168,43 +156,3 @@ export function detectProblems(
   const next = deadlines.length > 0 ? new Date(Math.min(...deadlines.map((d) => d.getTime()))) : null;
   return { open, closeReason: 'moved', nextCheckAt: next };
 }
-
-/** What each kind means for the merchant, and what to do: the pages, the digest and the CLI say it alike. */
-export const problemWords: Record<ProblemKind, { label: string; todo: string }> = {
-  not_picked_up: {
-    label: 'Not picked up',
-    todo: 'No carrier scan yet: check the parcel was handed over, or ask the carrier to collect it.',
-  },
-  stalled: {
-    label: 'Stalled',
-    todo: 'No news from the carrier for days: open a trace with the carrier, and tell the customer.',
-  },
-  past_estimate: {
-    label: 'Past its estimate',
-    todo: 'The estimated delivery day has passed: tell the customer before they ask.',
-  },
-  carrier_exception: {
-    label: 'Carrier exception',
-    todo: 'The carrier reports a problem: read the last event and contact the carrier if needed.',
-  },
-  failed_attempt: {
-    label: 'Delivery attempt failed',
-    todo: 'The carrier could not deliver: check the address with the customer.',
-  },
-  on_hold: {
-    label: 'On hold',
-    todo: 'The carrier holds the parcel (customs, address, payment): find out what it needs.',
-  },
-  returning: {
-    label: 'Returning to sender',
-    todo: 'The parcel is on its way back: contact the customer about a reshipment or a refund.',
-  },
-  waiting_pickup: {
-    label: 'Waiting at a pickup point',
-    todo: 'The parcel waits for the customer at a pickup point: remind them before it is sent back.',
-  },
-  tracking_problem: {
-    label: 'Tracking problem',
-    todo: 'The tracking service cannot follow this number: check the number and the carrier.',
-  },
-};

@@ -4,7 +4,7 @@ import type { AdminUiScripts } from '../config.js';
 import { APP_BRIDGE_URL, escapeHtml, POLARIS_URL } from './auth/embedded-page.js';
 
 /** The page's routes: each answers the same document, which shows the page its path names. */
-export const pagePaths = ['/', '/shipments', '/settings', '/activity'] as const;
+export const pagePaths = ['/', '/attention', '/shipments', '/settings', '/activity'] as const;
 
 /** The offline stand-ins (src/ui/stand-in), bundled beside the page. */
 export const standInUrls = {

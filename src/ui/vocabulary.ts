@@ -1,10 +1,11 @@
 /**
  * The words the merchant reads, in one place: parcel statuses and their groups, where a shipment's sync
  * stands, why something failed and what to do. Plain TypeScript whose only import is the status table (itself
- * import-free): the server (API answers, CSV) and the page's bundle (src/ui/page) both use it, so a label is
- * never spelt two ways. Which group a status is in is decided by src/shipments/status-table.ts alone.
+ * import-free; the problem kinds come as a type only): the server (API answers, CSV) and the page's bundle
+ * (src/ui/page) both use it, so a label is never spelt two ways. Which group a status is in is decided by src/shipments/status-table.ts alone.
  */
 
+import { type ProblemKind, problemKinds, problemWords } from '../shipments/problem-words.js';
 import { type ParcelGroup, type SyncState, syncStates } from '../shipments/status-table.js';
 
 /* ------------------------------------------------------------------ the parcel */
@@ -240,6 +241,22 @@ export function healthWords(item: { key: HealthKey; count: number }): {
             action: 'Map carriers',
           };
   }
+}
+
+/* ------------------------------------------------------------------ shipment problems */
+
+/** Each problem kind's name, for the filter beside the "Needs attention" list, in the order the API counts them. */
+export const problemKindLabels = Object.fromEntries(
+  problemKinds.map((kind) => [kind, problemWords[kind].label]),
+) as Record<ProblemKind, string>;
+
+/** The Overview's line for the open shipment problems (all kinds, snoozed ones left out). */
+export function attentionWords(total: number): { text: string; action: string | null } {
+  if (total === 0) return { text: 'No shipment needs attention.', action: null };
+  return {
+    text: `${total} shipment ${total === 1 ? 'problem needs' : 'problems need'} attention.`,
+    action: 'Review them',
+  };
 }
 
 /** Why syncing is paused, for the merchant (the shop's pause reason code). */

@@ -6,6 +6,9 @@ import type { HealthKey } from '../vocabulary.js';
 import { countRefusedWrites } from '../../shipments/queries/refused-writes.js';
 import { hasAnyTracker, trackingLinkProgress } from '../../shipments/queries/overview.js';
 import { countShopAttention } from './attention.js';
+import { type BalanceForecast, balanceForecast } from '../../shipments/balance-forecast.js';
+import type { ProblemKind } from '../../shipments/problem-words.js';
+import { countOpenProblems } from './problems.js';
 import { currentShop } from './current-shop.js';
 import { countFailed } from '../../jobs/retry-failed.js';
 import { countShopShipments } from './shipment-list.js';
@@ -35,6 +38,10 @@ export interface Overview extends ShopOverview {
   health: HealthItem[];
   /** The shoppers' tracking page in the store, how many lookups it answered, and the links to it. */
   trackingPage: { url: string; lookups: number; links: TrackingLinks };
+  /** Open shipment problems (the Needs attention view), per kind, snoozed ones left out. */
+  problems: { total: number; byKind: Record<ProblemKind, number> };
+  /** How long the tracking balance lasts at the current volume; null until the service reports one. */
+  balance: BalanceForecast | null;
 }
 
 /** The tracking-page links setting's progress: fulfilments set, waiting, refused (with the latest reason). */
@@ -64,14 +71,18 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
   // The shop is read once; every count below is one statement on an index or a rollup.
   const current = await currentShop(deps.shops, domain);
   const shop = overviewOf(current);
-  const [failed, attention, refusedWrites, waiting, anyTracker, links] = await Promise.all([
-    countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
-    countShopAttention(deps.prisma, current),
-    countRefusedWrites(deps.prisma, current.id),
-    countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
-    hasAnyTracker(deps.prisma, current.id),
-    trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
-  ]);
+  const [failed, attention, refusedWrites, waiting, anyTracker, links, problems, balance] = await Promise.all(
+    [
+      countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
+      countShopAttention(deps.prisma, current),
+      countRefusedWrites(deps.prisma, current.id),
+      countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+      hasAnyTracker(deps.prisma, current.id),
+      trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+      countOpenProblems(deps.prisma, current.id),
+      balanceForecast(deps.prisma, current),
+    ],
+  );
   const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
   const health: HealthItem[] = [
     {
@@ -135,6 +146,8 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
   ];
   return {
     ...shop,
+    problems: { total: Object.values(problems).reduce((a, b) => a + b, 0), byKind: problems },
+    balance,
     setup: { done: steps.every((s) => s.done), steps },
     health,
     trackingPage: {

@@ -2,14 +2,12 @@ import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam, keysetPage } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
+import { problemKinds, type ProblemKind, problemWords } from '../../shipments/problem-words.js';
 import {
-  problemKinds,
-  type ProblemKind,
   type ProblemRules,
   type ProblemRulesInput,
   problemRulesOf,
   problemRulesSchema,
-  problemWords,
   storedProblemRules,
 } from '../../shipments/problems.js';
 import { lineOfEachTracker } from '../../shipments/queries/order-names.js';
@@ -74,6 +72,22 @@ const showing = (shopId: string, now: Date) => ({
   OR: [{ snoozedUntil: null }, { snoozedUntil: { lte: now } }],
 });
 
+/** The shop's open problems per kind, snoozed ones left out: one grouped count on the index. */
+export async function countOpenProblems(
+  prisma: DatabaseClient,
+  shopId: string,
+  now: Date = new Date(),
+): Promise<Record<ProblemKind, number>> {
+  const grouped = await prisma.shipmentProblem.groupBy({
+    by: ['kind'],
+    where: showing(shopId, now),
+    _count: { _all: true },
+  });
+  const counts = Object.fromEntries(problemKinds.map((k) => [k, 0])) as Record<ProblemKind, number>;
+  for (const g of grouped) if (g.kind in counts) counts[g.kind as ProblemKind] = g._count._all;
+  return counts;
+}
+
 export async function listProblems(
   deps: { prisma: DatabaseClient; shops: ShopRepository },
   domain: string,
@@ -83,7 +97,7 @@ export async function listProblems(
   const shop = await currentShop(deps.shops, domain);
   const where = { ...showing(shop.id, now), ...(query.kind ? { kind: query.kind } : {}) };
   const after = query.after;
-  const [rows, grouped] = await Promise.all([
+  const [rows, counts] = await Promise.all([
     deps.prisma.shipmentProblem.findMany({
       where: {
         AND: [
@@ -108,11 +122,7 @@ export async function listProblems(
         },
       },
     }),
-    deps.prisma.shipmentProblem.groupBy({
-      by: ['kind'],
-      where: showing(shop.id, now),
-      _count: { _all: true },
-    }),
+    countOpenProblems(deps.prisma, shop.id, now),
   ]);
   const page = keysetPage(rows, problemsPerPage, (r) => r.since);
   const lineOf = await lineOfEachTracker(
@@ -120,8 +130,6 @@ export async function listProblems(
     shop.id,
     page.rows.map((r) => r.trackerId),
   );
-  const counts = Object.fromEntries(problemKinds.map((k) => [k, 0])) as Record<ProblemKind, number>;
-  for (const g of grouped) if (g.kind in counts) counts[g.kind as ProblemKind] = g._count._all;
   return {
     counts,
     total: Object.values(counts).reduce((a, b) => a + b, 0),

@@ -24,6 +24,27 @@ export function formatDay(value: string | null | undefined): string {
   return dateOnly.format(new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
 }
 
+/** A moment as its calendar day where the merchant is ("12 Mar 2026"); null or unreadable: "—". */
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateOnly.format(date);
+}
+
+/** How long ago a moment was, in whole days: "less than a day ago", "1 day ago", "12 days ago". */
+export function daysAgo(value: string, now: Date = new Date()): string {
+  const days = Math.floor((now.getTime() - new Date(value).getTime()) / 86_400_000);
+  if (!Number.isFinite(days) || days < 1) return 'less than a day ago';
+  return `${plural(days, 'day')} ago`;
+}
+
+/** The local calendar day `days` from today, as a date field takes it ("2026-03-15"). */
+export function dayFromToday(days: number, now: Date = new Date()): string {
+  const day = new Date(now.getFullYear(), now.getMonth(), now.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
+}
+
 export function formatCount(value: number): string {
   return whole.format(value);
 }

@@ -2,6 +2,7 @@ import { api } from './api-client.js';
 import { h, replace } from './dom.js';
 import type { PageModule, PageView } from './page.js';
 import { activityPage } from './pages/activity.js';
+import { attentionPage } from './pages/attention.js';
 import { overviewPage } from './pages/overview.js';
 import { settingsPage } from './pages/settings.js';
 import { shipmentsPage } from './pages/shipments.js';
@@ -9,13 +10,14 @@ import { currentPage, type PageKey, pageHref, pageOfPath, pageParams, pages, typ
 import { mountSessionBanner } from './session.js';
 
 /**
- * The merchant's page: one document for the four pages the admin's app menu links to (Overview,
- * Shipments, Settings, Activity). Each page draws its frame at once and its sections as their data
- * arrives, so the first paint never waits for the API.
+ * The merchant's page: one document for the five pages the admin's app menu links to (Overview,
+ * Needs attention, Shipments, Settings, Activity). Each page draws its frame at once and its sections
+ * as their data arrives, so the first paint never waits for the API.
  */
 
 const modules: Record<PageKey, PageModule> = {
   overview: overviewPage,
+  attention: attentionPage,
   shipments: shipmentsPage,
   settings: settingsPage,
   activity: activityPage,

@@ -168,4 +168,50 @@ describe('GET /overview', () => {
     expect(overview.setup).toMatchObject({ done: true });
     expect(overview.connection).toMatchObject({ hasApiKey: true, paused: null, appName: shop.appName });
   });
+
+  it('counts the open shipment problems by kind (snoozed ones left out) and forecasts the balance', async () => {
+    const domain = `${uniqueName('problems')}.myshopify.com`;
+    const first = await overviewOf(domain);
+    expect(first.problems).toMatchObject({ total: 0, byKind: { stalled: 0, on_hold: 0 } });
+    expect(first.balance).toBeNull();
+
+    const shop = await prisma.shop.findUniqueOrThrow({ where: { domain } });
+    const trackers = [];
+    for (let i = 0; i < 3; i++) trackers.push(await createTracker(prisma, shop.id, { remote: 'present' }));
+    const since = new Date('2026-11-20T10:00:00Z');
+    await prisma.shipmentProblem.createMany({
+      data: [
+        { shopId: shop.id, trackerId: trackers[0]!.id, kind: 'stalled', since },
+        { shopId: shop.id, trackerId: trackers[1]!.id, kind: 'on_hold', since },
+        // Snoozed to a day ahead, and one closed: neither counted.
+        {
+          shopId: shop.id,
+          trackerId: trackers[2]!.id,
+          kind: 'on_hold',
+          since,
+          snoozedUntil: new Date(Date.now() + 86_400_000),
+        },
+        {
+          shopId: shop.id,
+          trackerId: trackers[2]!.id,
+          kind: 'stalled',
+          since,
+          closedAt: new Date(),
+          closedReason: 'moved',
+        },
+      ],
+    });
+    // 28 parcels taken in the last 14 days (the rollup the forecast reads): 2 a day; 5 left lasts 2 days.
+    const today = new Date().toISOString().slice(0, 10);
+    await prisma.shipmentCount.create({
+      data: { shopId: shop.id, day: today, parcelGroup: 'in_transit', syncState: 'synced', count: 28 },
+    });
+    await prisma.shop.update({ where: { id: shop.id }, data: { trackersBalance: 5 } });
+    const overview = await overviewOf(domain);
+    expect(overview.problems).toMatchObject({ total: 2, byKind: { stalled: 1, on_hold: 1, returning: 0 } });
+    expect(overview.balance).toEqual({ perDay: 2, daysLeft: 2, warn: true });
+    // A balance that lasts longer than the shop's warning days is not warned about.
+    await prisma.shop.update({ where: { id: shop.id }, data: { trackersBalance: 500 } });
+    expect((await overviewOf(domain)).balance).toEqual({ perDay: 2, daysLeft: 250, warn: false });
+  });
 });

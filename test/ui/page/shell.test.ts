@@ -11,7 +11,7 @@ import {
 
 /**
  * The page's frame in Debian's Chromium with the offline stand-ins for App Bridge and Polaris: the
- * document as the platform requires it, the four pages behind the app menu, moving between them in place.
+ * document as the platform requires it, the five pages behind the app menu, moving between them in place.
  */
 
 const suite = browserSuite();
@@ -48,6 +48,7 @@ describe('pages', () => {
     const { page } = current;
     await openPage(page, suite.app.url, shop, '/');
     for (const [path, heading] of [
+      ['/attention', 'Needs attention'],
       ['/shipments', 'Shipments'],
       ['/settings', 'Settings'],
       ['/activity', 'Activity'],
@@ -63,8 +64,14 @@ describe('pages', () => {
       }
     }
     const navigations = (await appBridgeCalls(page)).filter((c) => c.api === 'navigate');
-    expect(navigations.map((c) => c.args[0])).toEqual(['/shipments', '/settings', '/activity', '/']);
-    // Moved in place: one document load for all four pages.
+    expect(navigations.map((c) => c.args[0])).toEqual([
+      '/attention',
+      '/shipments',
+      '/settings',
+      '/activity',
+      '/',
+    ]);
+    // Moved in place: one document load for all five pages.
     expect(await page.evaluate('performance.getEntriesByType("navigation").length')).toBe(1);
     const vitals = await readVitals(page);
     expect(vitals.cls).toBeLessThanOrEqual(0.05);

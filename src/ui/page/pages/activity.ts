@@ -1,10 +1,9 @@
-import type { AttentionPage, AttentionRow } from '../../api/attention.js';
 import type { BackfillView } from '../../api/backfill.js';
 import type { FailedDeliveryView, FailedTrackerView, ShopFailedWork } from '../../api/failed-work.js';
 import type { RefusedWrite, RefusedWrites } from '../../api/refused-writes.js';
 import { describeFailure, platformStatusWords, topicWords } from '../../vocabulary.js';
 import { api } from '../api-client.js';
-import { adminOrderUrl, toast } from '../app-bridge.js';
+import { toast } from '../app-bridge.js';
 import { failureToast, loadFailure } from '../components/load-failure.js';
 import { code, h, replace } from '../dom.js';
 import { formatCount, formatDateTime, plural } from '../format.js';
@@ -14,9 +13,10 @@ import { disableForms } from '../session.js';
 
 /**
  * Activity: what went wrong and what to do about it. Failures (trackers the service refused, store
- * updates that could not be applied), tracking updates the store refused, shipments late or in trouble,
- * and importing past fulfilments (backfill). Each section's count is the number of rows it lists, over
- * all its pages; the failures and refused updates come 50 at a time, with "Load more" below.
+ * updates that could not be applied), tracking updates the store refused, and importing past fulfilments
+ * (backfill). Each section's count is the number of rows it lists, over all its pages; the failures and
+ * refused updates come 50 at a time, with "Load more" below. Shipments late or in trouble are the Needs
+ * attention page's (pages/attention.ts).
  */
 
 /** Longest backfill the app accepts (src/jobs/backfill.ts BACKFILL_MAX_DAYS). */
@@ -41,11 +41,8 @@ export const activityPage: PageModule = (context) => {
     { heading: 'Tracking updates refused by your store' },
     spinner('updates'),
   );
-  const attentionSection = h('s-section', { heading: 'Shipments late or in trouble' }, spinner('shipments'));
   const backfillSection = h('s-section', { heading: 'Import past fulfilments' }, spinner('backfill'));
   backfillSection.id = 'backfill';
-  /** The positions of the attention pages visited (the first page has none): Previous goes back one. */
-  const attentionCursors: string[] = [];
 
   /* ---------------------------------------------------------------- failures */
 
@@ -342,107 +339,6 @@ export const activityPage: PageModule = (context) => {
     );
   }
 
-  /* ---------------------------------------------------------------- attention */
-
-  async function loadAttention(): Promise<void> {
-    try {
-      const after = attentionCursors.at(-1);
-      const answer = await api<AttentionPage>(
-        'GET',
-        `/shipments/attention${after ? `?after=${encodeURIComponent(after)}` : ''}`,
-      );
-      drawAttention(answer);
-    } catch (error) {
-      replace(attentionSection, loadFailure('Shipments could not be loaded', error));
-    }
-  }
-
-  function drawAttention(answer: AttentionPage): void {
-    attentionSection.heading =
-      answer.total === 0
-        ? 'Shipments late or in trouble'
-        : `Shipments late or in trouble (${formatCount(answer.total)})`;
-    if (answer.total === 0) {
-      replace(
-        attentionSection,
-        h(
-          's-paragraph',
-          null,
-          `No shipment is in trouble or without a scan for ${plural(answer.staleAfterDays, 'day')}.`,
-        ),
-      );
-      return;
-    }
-    replace(
-      attentionSection,
-      h(
-        's-paragraph',
-        { color: 'subdued' },
-        `Late: no new scan for ${plural(answer.staleAfterDays, 'day')} (change it in Settings). In trouble: the carrier reports a problem.`,
-      ),
-      h(
-        's-table',
-        {
-          paginate: answer.nextCursor !== null || attentionCursors.length > 0,
-          hasPreviousPage: attentionCursors.length > 0,
-          hasNextPage: answer.nextCursor !== null,
-          on: {
-            previouspage: () => {
-              attentionCursors.pop();
-              void loadAttention();
-            },
-            nextpage: () => {
-              if (answer.nextCursor) attentionCursors.push(answer.nextCursor);
-              void loadAttention();
-            },
-          },
-        },
-        h(
-          's-table-header-row',
-          null,
-          h('s-table-header', { listSlot: 'primary' }, 'Order'),
-          h('s-table-header', { listSlot: 'secondary' }, 'Tracking number'),
-          h('s-table-header', { listSlot: 'labeled' }, 'Why'),
-          h('s-table-header', { listSlot: 'labeled' }, 'Last sign of life'),
-        ),
-        h('s-table-body', null, answer.shipments.map(attentionRow)),
-      ),
-    );
-  }
-
-  function attentionRow(row: AttentionRow): HTMLElement {
-    return h(
-      's-table-row',
-      { data: { tracker: row.id } },
-      h(
-        's-table-cell',
-        null,
-        h(
-          's-link',
-          { href: adminOrderUrl(row.orderId), target: '_top' },
-          row.orderName ?? `Order ${row.orderId}`,
-        ),
-      ),
-      h(
-        's-table-cell',
-        null,
-        h(
-          's-stack',
-          { gap: 'none' },
-          code(row.trackingNumber),
-          h('s-text', { color: 'subdued' }, row.carrierName ?? row.provider),
-        ),
-      ),
-      h(
-        's-table-cell',
-        null,
-        h('s-badge', { tone: row.reason === 'exception' ? 'critical' : 'warning' }, row.label),
-        row.status?.action ? h('s-paragraph', { color: 'subdued' }, row.status.action) : null,
-      ),
-      h('s-table-cell', null, formatDateTime(row.quietSince)),
-    );
-  }
-
   /* ---------------------------------------------------------------- backfill */
 
   const days = h('s-number-field', {
@@ -545,12 +441,10 @@ export const activityPage: PageModule = (context) => {
   // Sections appear top to bottom as their data arrives (all asked for at once).
   const element = h('s-page', { heading: 'Activity' }, failuresSection);
   const writesLoaded = loadWrites();
-  const attentionLoaded = loadAttention();
   const backfillLoaded = loadBackfill();
   const ready = loadFailures().then(async () => {
     await writesLoaded;
-    await attentionLoaded;
-    element.append(writesSection, attentionSection);
+    element.append(writesSection);
     await backfillLoaded;
     replace(backfillSection, backfillForm, backfillStatus);
     element.append(backfillSection);

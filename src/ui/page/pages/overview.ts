@@ -1,6 +1,7 @@
 import type { Analytics, CarrierAnalytics } from '../../api/analytics.js';
 import type { HealthItem, Overview } from '../../api/overview.js';
 import {
+  attentionWords,
   healthWords,
   parcelGroupLabels,
   parcelGroups,
@@ -18,8 +19,9 @@ import { pageHref } from '../router.js';
 
 /**
  * Overview: the setup guide until the store is connected, health at a glance (each line counted by the
- * same query as the list it links to), and delivery analytics over 7, 30 or 90 days, drawn as charts
- * with their numbers readable beside them.
+ * same query as the list it links to; the shipment problems first, counted as the "Needs attention"
+ * list counts them), and delivery analytics over 7, 30 or 90 days, drawn as charts with their numbers readable
+ * beside them.
  */
 
 const periods = [7, 30, 90] as const;
@@ -169,12 +171,15 @@ export const overviewPage: PageModule = (context) => {
             h('s-link', { href: pageHref('settings', { section: 'connection' }) }, 'Check the connection'),
           ),
     );
+    const forecast = overview.balance;
     const lowBalance =
-      connected && connection.lowBalance
+      connected && (connection.lowBalance || forecast?.warn)
         ? h(
             's-banner',
             { tone: 'warning', heading: 'Tracker balance running low' },
-            `${plural(connection.trackersBalance ?? 0, 'tracker')} left: top up your tracking service account before new fulfilments wait.`,
+            forecast?.warn && forecast.daysLeft !== null
+              ? `Tracking stops in about ${plural(forecast.daysLeft, 'day')} at your current volume (${plural(connection.trackersBalance ?? 0, 'tracker')} left, about ${formatCount(Math.round(forecast.perDay))} a day): top up your tracking service account.`
+              : `${plural(connection.trackersBalance ?? 0, 'tracker')} left: top up your tracking service account before new fulfilments wait.`,
           )
         : null;
     return [
@@ -183,9 +188,28 @@ export const overviewPage: PageModule = (context) => {
       h(
         's-unordered-list',
         { class: 'health-list' },
-        overview.health.map((item) => healthLine(item)),
+        attentionLine(overview.problems.total),
+        // The older "late or in trouble" count gives way to the shipment problems above.
+        overview.health.filter((item) => item.key !== 'needs_attention').map((item) => healthLine(item)),
       ),
     ];
+  }
+
+  /** The shipment problems waiting for the merchant, leading to the Needs attention list. */
+  function attentionLine(total: number): HTMLElement {
+    const link = (text: string) => h('s-link', { href: pageHref('attention') }, text);
+    const words = attentionWords(total);
+    return h(
+      's-list-item',
+      { data: { health: 'needs_attention', count: String(total) } },
+      h(
+        's-stack',
+        { direction: 'inline', gap: 'small-200', alignItems: 'center' },
+        h('s-badge', { tone: total === 0 ? 'success' : 'warning' }, total === 0 ? 'OK' : formatCount(total)),
+        h('s-text', null, words.text),
+        words.action ? link(words.action) : null,
+      ),
+    );
   }
 
   function healthLine(item: HealthItem): HTMLElement {
