@@ -13,6 +13,7 @@ import type { PollPolicy } from '../shipments/status.js';
 import { createShopify } from '../shopify/api.js';
 import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
+import { shopifyShopProfile } from '../shopify/shop-profile.js';
 import { storeFulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { shopifyStoreLinks } from '../shopify/tracking-info.js';
 import { parseKeyring } from '../shops/crypto.js';
@@ -95,6 +96,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             storeEvents: shopifyStoreEvents(shopify),
             storeLinks: shopifyStoreLinks(shopifyStoreAdmin(shopify)),
             confirmFulfillments: storeFulfillmentConfirmer(shopifyStoreAdmin(shopify)),
+            shopProfiles: shopifyShopProfile(shopifyStoreAdmin(shopify)),
           },
           {
             concurrency: config.workerConcurrency,

@@ -1,3 +1,4 @@
+import { refreshShopProfiles, type ShopProfileApi } from '../shopify/shop-profile.js';
 import { sweepProblems } from '../shipments/problem-sweep.js';
 import { providerOf } from '../db/provider-of.js';
 import { compactRollups } from '../shipments/rollups.js';
@@ -52,6 +53,8 @@ export interface WorkerDeps {
   storeEvents?: StoreEventsApi;
   /** Sets fulfilments' tracking links in the stores (the tracking-page setting); likewise optional. */
   storeLinks?: StoreLinksApi;
+  /** Reads the stores' time zone and contact e-mail (after install, then weekly); likewise optional. */
+  shopProfiles?: ShopProfileApi;
 }
 
 export interface WorkerOptions {
@@ -225,6 +228,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
     await refreshCarriersIfDue(deps);
+    if (deps.shopProfiles) await refreshShopProfiles({ ...work, api: deps.shopProfiles }, 20);
   }
 
   /**

@@ -52,6 +52,7 @@ export type AdminOperation =
   | 'fulfillmentEvents'
   | 'fulfillmentTrackingInfoUpdate'
   | 'fulfillmentNodes'
+  | 'shopProfile'
   | 'unknown';
 
 /** A fulfilment's tracking info as the fake store holds it after fulfillmentTrackingInfoUpdate. */
@@ -116,6 +117,8 @@ export interface FakeAdminGraphql {
   requests: AdminCall[];
   /** A store's orders, newest last; served `pageSize` per page (and by customer, newest first). */
   setOrders(shop: string, orders: FakeOrder[]): void;
+  /** A store's time zone and contact e-mail, as its `shop` query answers (default UTC, none). */
+  setShopProfile(shop: string, profile: { timezone: string; contactEmail: string | null }): void;
   /** The next answers for a store (status and body), whatever it asks, after `afterPages` more calls. */
   failNext(shop: string, answer: { status: number; body: unknown }, afterPages?: number): void;
   /** Fails the store's next `times` (default 1) calls of `operation` (default: the event mutation). */
@@ -124,7 +127,11 @@ export interface FakeAdminGraphql {
     failure: InjectedFailure,
     options?: {
       operation?:
-        'fulfillmentEventCreate' | 'fulfillmentEvents' | 'fulfillmentTrackingInfoUpdate' | 'fulfillmentNodes';
+        | 'fulfillmentEventCreate'
+        | 'fulfillmentEvents'
+        | 'fulfillmentTrackingInfoUpdate'
+        | 'fulfillmentNodes'
+        | 'shopProfile';
       times?: number;
     },
   ): void;
@@ -197,6 +204,7 @@ function operationOf(query: string): AdminOperation {
   if (/\bnodes\s*\(\s*ids\s*:/.test(query) && /\.\.\.\s*on\s+Fulfillment\b/.test(query))
     return 'fulfillmentNodes';
   if (/\bfulfillmentTrackingInfoUpdate\s*\(/.test(query)) return 'fulfillmentTrackingInfoUpdate';
+  if (/\bshop\s*\{\s*ianaTimezone\b/.test(query)) return 'shopProfile';
   if (/\bfulfillment\s*\(\s*id\s*:/.test(query) && /\bevents\s*\(/.test(query)) return 'fulfillmentEvents';
   if (/orders\(first: 50, after: \$cursor, query: \$query, sortKey: CREATED_AT\)/.test(query))
     return 'orders';
@@ -211,6 +219,8 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   fulfillmentEventCreate: 'write_fulfillments',
   fulfillmentEvents: 'read_fulfillments',
   fulfillmentNodes: 'read_fulfillments',
+  // The shop object needs no scope beyond the install.
+  shopProfile: '',
   // (Or write_assigned_ / write_third_party_fulfillment_orders, which this app does not ask for.)
   fulfillmentTrackingInfoUpdate: 'write_merchant_managed_fulfillment_orders',
 };
@@ -218,7 +228,9 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
 /** A write scope implies its read scope. */
 function hasScope(granted: readonly string[], scope: string): boolean {
   return (
-    granted.includes(scope) || (scope.startsWith('read_') && granted.includes(`write_${scope.slice(5)}`))
+    scope === '' ||
+    granted.includes(scope) ||
+    (scope.startsWith('read_') && granted.includes(`write_${scope.slice(5)}`))
   );
 }
 
@@ -275,6 +287,7 @@ export async function startFakeAdminGraphql(
   const fulfillments = new Map<string, Set<string>>();
   const events = new Map<string, FakeFulfillmentEvent[]>();
   const trackingInfos = new Map<string, FakeTrackingInfo>();
+  const profiles = new Map<string, { timezone: string; contactEmail: string | null }>();
   let sequence = 0;
 
   const fake: FakeAdminGraphql = {
@@ -283,6 +296,7 @@ export async function startFakeAdminGraphql(
     pageSize,
     baseUrl: '',
     setOrders: (shop, list) => orders.set(shop, list),
+    setShopProfile: (shop, profile) => profiles.set(shop, profile),
     failNext: (shop, answer, afterPages = 0) => {
       const list = failures.get(shop) ?? [];
       list.push({ ...answer, afterPages });
@@ -678,6 +692,20 @@ export async function startFakeAdminGraphql(
     }
     if (operation === 'fulfillmentEvents') {
       res.json(listEvents(shop, query, variables));
+      return;
+    }
+    if (operation === 'shopProfile') {
+      const profile = profiles.get(shop);
+      res.json({
+        data: {
+          shop: {
+            ianaTimezone: profile?.timezone ?? 'UTC',
+            contactEmail: profile?.contactEmail ?? null,
+            email: profile?.contactEmail ?? null,
+          },
+        },
+        extensions: cost(1),
+      });
       return;
     }
     if (operation === 'fulfillmentNodes') {

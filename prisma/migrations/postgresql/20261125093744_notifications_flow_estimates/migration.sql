@@ -97,3 +97,6 @@ ALTER TABLE "FlowTriggerInUse" ADD CONSTRAINT "FlowTriggerInUse_shopId_fkey" FOR
 
 -- AddForeignKey
 ALTER TABLE "FlowEvent" ADD CONSTRAINT "FlowEvent_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- CreateIndex
+CREATE INDEX "Shop_profileCheckedAt_idx" ON "Shop"("profileCheckedAt");

@@ -85,3 +85,6 @@ CREATE UNIQUE INDEX "FlowEvent_shopId_handle_dedupeKey_key" ON "FlowEvent"("shop
 
 -- CreateIndex
 CREATE INDEX "TransitStat_computedAt_idx" ON "TransitStat"("computedAt");
+
+-- CreateIndex
+CREATE INDEX "Shop_profileCheckedAt_idx" ON "Shop"("profileCheckedAt");
