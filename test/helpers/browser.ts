@@ -251,3 +251,34 @@ export async function screenshotBothWidths(page: Page, name: string): Promise<vo
     await screenshot(page, `${name}-${label}`);
   }
 }
+
+/** The vertical space between the bottom of the first element and the top of the second, in px. */
+export async function gapBetween(page: Page, upper: string, lower: string): Promise<number> {
+  const [a, b] = await Promise.all([
+    page.locator(upper).first().boundingBox(),
+    page.locator(lower).first().boundingBox(),
+  ]);
+  if (!a || !b) throw new Error(`not on screen: ${!a ? upper : lower}`);
+  return b.y - (a.y + a.height);
+}
+
+/** The words inside elements matching `selector` that the layout broke across two lines (mid-word). */
+export async function wordsBrokenMidWord(page: Page, selector: string): Promise<string[]> {
+  // Run as text in the page (the tests are type-checked without the DOM's types).
+  return page.evaluate<string[]>(`(() => {
+    const found = [];
+    for (const element of document.querySelectorAll(${JSON.stringify(selector)})) {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of (node.textContent || '').matchAll(/\\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+          if (tops.size > 1) found.push(match[0]);
+        }
+      }
+    }
+    return found;
+  })()`);
+}

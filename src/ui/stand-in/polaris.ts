@@ -222,11 +222,14 @@ define('s-box', {
 
 define('s-stack', {
   attributes: [...boxAttributes, 'alignitems', 'justifycontent'],
-  css: ':host { display: block; min-inline-size: 0; } div { display: flex; flex-wrap: wrap; min-inline-size: 0; }',
+  css: ':host { display: block; min-inline-size: 0; } div { display: flex; min-inline-size: 0; }',
   render: (host) => {
     const inline = host.attr('direction') === 'inline';
     const style = [
+      // Only an inline stack wraps its items; a block stack is one column (a wrapping column makes the
+      // browser size it as if its items sat side by side: tall empty bands in a grid).
       `flex-direction:${inline ? 'row' : 'column'}`,
+      inline ? 'flex-wrap:wrap' : '',
       `gap:${space(host.attr('gap'), 'none')}`,
       host.attr('alignitems') ? `align-items:${host.attr('alignitems')}` : '',
       host.attr('justifycontent') ? `justify-content:${host.attr('justifycontent')}` : '',
@@ -346,7 +349,7 @@ define('s-empty-state', {
 
 define('s-link', {
   attributes: ['href', 'target', 'tone', 'accessibilitylabel'],
-  css: ':host { display: inline; } a { color: #005bd3; overflow-wrap: anywhere; } a:hover { text-decoration: underline; }',
+  css: ':host { display: inline; } a { color: #005bd3; overflow-wrap: inherit; } a:hover { text-decoration: underline; }',
   render: (host) => {
     const label = host.attr('accessibilitylabel');
     const target = host.attr('target');

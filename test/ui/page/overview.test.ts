@@ -6,6 +6,8 @@ import {
   openPage,
   expectVitals,
   readVitals,
+  gapBetween,
+  screenshot,
   screenshotBothWidths,
   sessionTokenFor,
   setSessionToken,
@@ -132,6 +134,24 @@ describe('a running store', () => {
     expect(await byStatus.locator('[data-label="Exception"] .bar-chart-value').innerText()).toBe('1');
     expectVitals('overview', await readVitals(page), (ok, why) => expect(ok, why).toBe(true));
     await screenshotBothWidths(page, 'overview');
+    // At 1280 px too: no empty band between the figures and the charts, nor under the charts.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const gaps = {
+      toCharts: await gapBetween(
+        page,
+        '[data-metric="failed-attempts"]',
+        'figure[aria-label="Shipments by status"]',
+      ),
+      toTable: await gapBetween(
+        page,
+        'figure[aria-label="Shipments by status"]',
+        's-table[aria-label="Deliveries by carrier"]',
+      ),
+    };
+    await screenshot(page, 'overview-1280');
+    expect(gaps.toCharts).toBeLessThan(60);
+    expect(gaps.toTable).toBeLessThan(60);
+    await page.setViewportSize({ width: 1000, height: 900 });
 
     // A real click (a trusted input, which INP counts), then the choice.
     await page.getByLabel('Period').click();

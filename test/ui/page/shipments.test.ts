@@ -7,7 +7,9 @@ import {
   openPage,
   expectVitals,
   readVitals,
+  screenshot,
   screenshotBothWidths,
+  wordsBrokenMidWord,
   sessionTokenFor,
   type TestPage,
   toasts,
@@ -132,6 +134,12 @@ describe('the list', () => {
       /^\/settings\?.*section=carriers/,
     );
     await screenshotBothWidths(page, 'shipments');
+    // At 1280 px no word of a table cell is broken mid-word ("Tracke" / "d" in the Sync column).
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const broken = await wordsBrokenMidWord(page, 's-table-cell');
+    await screenshot(page, 'shipments-1280');
+    expect(broken).toEqual([]);
+    await page.setViewportSize({ width: 1000, height: 900 });
   });
 
   it('filters by parcel status and sync: each option counts exactly the rows it shows', async () => {
