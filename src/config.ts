@@ -85,6 +85,9 @@ export const trustProxySetting = z
     return entries;
   });
 
+/** A sender: `address@domain`, or `Name <address@domain>` (no line breaks, no second address). */
+const mailFromPattern = /^(?:[^<>\r\n@]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/;
+
 const appEnv = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -145,6 +148,17 @@ const appEnv = z
     RETENTION_TRACKER_DAYS: z.coerce.number().int().min(30).max(3650).default(400),
     /** Rows per retention statement: each is short, and the worker yields between them. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(5000).default(200),
+    /**
+     * The SMTP server the daily digest e-mails go through (src/notifications/mailer.ts): smtp://host:port
+     * (STARTTLS when the server offers it), smtps://host:465, credentials as user:password@. Unset: no
+     * e-mail digests (the Slack ones still go).
+     */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+    /** The digest's sender: `address@domain` or `Name <address@domain>`. Needed with SMTP_URL. */
+    MAIL_FROM: z
+      .string()
+      .regex(mailFromPattern, 'must be address@domain or Name <address@domain>')
+      .optional(),
   })
   .refine((e) => e.WORKER_LEASE_RENEW_MS === undefined || e.WORKER_LEASE_RENEW_MS * 2 <= e.WORKER_LEASE_MS, {
     message: 'must be at most half of WORKER_LEASE_MS, so one missed renewal does not lose the lease',
@@ -154,6 +168,10 @@ const appEnv = z
   .refine((e) => e.RETENTION_FAILED_DELIVERY_DAYS >= e.RETENTION_DELIVERY_DAYS, {
     message: 'must be at least RETENTION_DELIVERY_DAYS (the duplicate window)',
     path: ['RETENTION_FAILED_DELIVERY_DAYS'],
+  })
+  .refine((e) => e.SMTP_URL === undefined || e.MAIL_FROM !== undefined, {
+    message: 'must be set when SMTP_URL is (the digest e-mails need a sender)',
+    path: ['MAIL_FROM'],
   });
 
 /** The shoppers' tracking page's limits (src/proxy/lookup-limits.ts; defaults: defaultLookupLimits). */
@@ -207,6 +225,17 @@ export interface AppConfig {
     trackerMs: number;
     batchSize: number;
   };
+  /**
+   * The daily digest e-mails (src/notifications/mailer.ts): the SMTP server (SMTP_URL; null: no e-mail
+   * digests) and the sender (MAIL_FROM). Unset: as if SMTP_URL were unset.
+   */
+  mail?: MailSettings;
+}
+
+/** Where digest e-mails go out: null smtpUrl means they are not sent. Never logged (it may hold a password). */
+export interface MailSettings {
+  smtpUrl: string | null;
+  from: string | null;
 }
 
 export type AdminUiScripts = 'cdn' | 'stand-in';
@@ -253,6 +282,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
       trackerMs: e.RETENTION_TRACKER_DAYS * day,
       batchSize: e.RETENTION_BATCH_SIZE,
     },
+    mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? null },
   };
 }
 
@@ -269,6 +299,8 @@ export const devDefaults: Env = {
   LOG_LEVEL: 'info',
   // The page runs without the platform's CDN (no admin around it locally): the offline stand-ins.
   ADMIN_UI_SCRIPTS: 'stand-in',
+  // The digest e-mails go to the dev mail catcher (tools/dev/mail-catcher.ts), which sets SMTP_URL.
+  MAIL_FROM: 'tracksync dev <digest@tracksync.test>',
 };
 
 /** Where `npm run dev` writes the settings the operator CLI reads: DEV_ENV_FILE, default `.env.development`. */

@@ -91,8 +91,9 @@ export async function ensureShopExists(prisma: DatabaseClient, domain: string): 
 }
 
 /**
- * Shops and their secrets. The API key is sealed on the way in and opened on the way out here, and
- * nowhere else; a key sealed with a retired key id is re-sealed with the current one when read.
+ * Shops and their secrets. The API key and the Slack webhook URL are sealed on the way in and opened on
+ * the way out here, and nowhere else; a secret sealed with a retired key id is re-sealed with the current
+ * one when read.
  */
 export function createShopRepository(prisma: DatabaseClient, keyring: EncryptionKeyring) {
   return {
@@ -176,6 +177,38 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       if (account.trackersBalance !== null) data.trackersBalance = Math.trunc(account.trackersBalance);
       if (account.userPlan !== null) data.userPlan = account.userPlan;
       if (Object.keys(data).length > 0) await prisma.shop.update({ where: { id: shopId }, data });
+    },
+
+    /**
+     * Stores the shop's Slack incoming-webhook URL sealed like the API key (null removes it). The URL is a
+     * secret (whoever has it posts to the merchant's channel): it is opened only by slackWebhook below.
+     */
+    async saveSlackWebhook(shopId: string, url: string | null): Promise<void> {
+      const sealed = url === null ? null : seal(keyring, url);
+      await prisma.shop.update({
+        where: { id: shopId },
+        data: {
+          slackWebhookCiphertext: sealed?.ciphertext ?? null,
+          slackWebhookKeyId: sealed?.keyId ?? null,
+        },
+      });
+    },
+
+    /** The shop's Slack incoming-webhook URL, or null when none is set; re-sealed when its key is retired. */
+    async slackWebhook(
+      shop: Pick<Shop, 'id' | 'slackWebhookCiphertext' | 'slackWebhookKeyId'>,
+    ): Promise<string | null> {
+      if (!shop.slackWebhookCiphertext || !shop.slackWebhookKeyId) return null;
+      const sealed = { keyId: shop.slackWebhookKeyId, ciphertext: shop.slackWebhookCiphertext };
+      const url = open(keyring, sealed);
+      if (needsReseal(keyring, sealed)) {
+        const fresh = seal(keyring, url);
+        await prisma.shop.updateMany({
+          where: { id: shop.id, slackWebhookCiphertext: shop.slackWebhookCiphertext },
+          data: { slackWebhookCiphertext: fresh.ciphertext, slackWebhookKeyId: fresh.keyId },
+        });
+      }
+      return url;
     },
 
     /**

@@ -1,12 +1,14 @@
 /**
  * `npm run dev`: the whole thing locally. The app (web + worker) on SQLite with the dev defaults, the
  * tracking-service emulator in-process unless TRACKING_API_BASE_URL points elsewhere, the fake store Admin
- * API (no real store is ever called), and a demo shop connected to the emulator's demo account and
- * installed, ready for `npm run dev:send`, the page and the CLI.
+ * API (no real store is ever called), a local mail catcher for the digest e-mails (unless SMTP_URL is
+ * set), and a demo shop connected to the emulator's demo account and installed, ready for
+ * `npm run dev:send`, the page and the CLI.
  */
 import path from 'node:path';
 import { ConfigError, devEnvFilePath, loadAppConfig, loadDotEnvFile } from '../../src/config.js';
-import { loadDevSettings } from './dev-settings.js';
+import { type DevMailSettings, loadDevSettings } from './dev-settings.js';
+import { type MailCatcher, startMailCatcher } from './mail-catcher.js';
 import { redactUrl } from '../../src/db/provider.js';
 import { type RunningEmulator, startEmulator } from '../emulator/server.js';
 import { demoAccount } from '../emulator/state.js';
@@ -39,12 +41,14 @@ async function main(): Promise<void> {
   let runtime: Runtime | null = null;
   let store: FakeAdminGraphql | null = null;
   let page: { close(): Promise<void> } | null = null;
+  let mail: MailCatcher | null = null;
   let stopping = false;
   const closeAll = async () => {
     await page?.close();
     await runtime?.close();
     await emulator?.close();
     await store?.close();
+    await mail?.close();
   };
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -85,6 +89,11 @@ async function main(): Promise<void> {
     // be in real time, so the page shows parcels moving.
     const speed = dev.trackingApiBaseUrl ? 1 : dev.emulator.clockSpeed;
     const pollPolicy = scalePollPolicy(defaultPollPolicy, 1 / speed);
+    // The digest e-mails go to a local catcher whose page shows them, unless SMTP_URL names a server.
+    if (dev.mailCatcher) {
+      mail = await startDevMailCatcher(dev.mailCatcher);
+      config.mail = { smtpUrl: mail.smtpUrl, from: config.mail?.from ?? null };
+    }
     // Every Admin API request (status write-back, backfill) goes to the local fake store, never to a store.
     store = await startDevStore(devShopDomain);
     // The page's bundle, rebuilt on every change under src/ui (reload the page to see it).
@@ -159,6 +168,9 @@ async function main(): Promise<void> {
       `  demo shop:  ${shopLine}`,
       `  statuses:   ${pushLine}`,
       `  store:      a local fake of the store Admin API (status write-back and backfill; no real store is called)`,
+      mail
+        ? `  mail:       ${mail.pageUrl}   (digest e-mails, caught by a local SMTP server at ${mail.smtpUrl}; nothing is delivered)`
+        : `  mail:       digest e-mails go to SMTP_URL's server`,
       '',
       `The app's pages (Overview, Shipments, Settings, Activity; launch token valid ${devTokenHours} h):`,
       `  ${pageUrl}`,
@@ -179,6 +191,20 @@ async function main(): Promise<void> {
   } catch (error) {
     await closeAll().catch(() => {});
     throw error;
+  }
+}
+
+/** The mail catcher on its ports; a default port in use is replaced by a free one (a port set is not). */
+async function startDevMailCatcher(settings: DevMailSettings): Promise<MailCatcher> {
+  try {
+    return await startMailCatcher({ smtpPort: settings.smtpPort, pagePort: settings.pagePort });
+  } catch (error) {
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!inUse || (settings.smtpPortSet && settings.pagePortSet)) throw error;
+    return startMailCatcher({
+      smtpPort: settings.smtpPortSet ? settings.smtpPort : 0,
+      pagePort: settings.pagePortSet ? settings.pagePort : 0,
+    });
   }
 }
 
