@@ -45,7 +45,8 @@ export interface QueueDescription {
     | 'BackfillJob'
     | 'StoreFulfillmentEvent'
     | 'StoreTrackingLink'
-    | 'StatusPush';
+    | 'StatusPush'
+    | 'FlowEvent';
   /** The lease's columns (the Tracker table has a second lease for status reads). */
   lease: LeaseColumns;
   /**

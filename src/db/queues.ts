@@ -113,6 +113,14 @@ export const statusPushQueue = attemptQueue({
   orderBy: `q."receivedAt" ASC`,
 });
 
+/** Shopify Flow triggers to fire (src/flow/send-flow-events.ts), in the order they were queued. */
+export const flowEventQueue = attemptQueue({
+  name: 'flow-events',
+  table: 'FlowEvent',
+  orderBy: `q."createdAt" ASC`,
+  hasUpdatedAt: true,
+});
+
 /** The queues claimed shop by shop (their rows have a `shopId`; see `byShop` in src/db/lease-queue.ts). */
 export const byShopQueues: readonly QueueDescription[] = [trackerQueue, statusPollQueue];
 
@@ -124,4 +132,5 @@ export const allQueues: readonly QueueDescription[] = [
   storeEventQueue,
   storeLinkQueue,
   statusPushQueue,
+  flowEventQueue,
 ];

@@ -161,6 +161,15 @@ describe('claims on PostgreSQL', () => {
       await db.prisma.statusPush.create({
         data: { shopId: shop.id, dedupeKey: `k${i}`, payload: '{}', nextAttemptAt: past },
       });
+      await db.prisma.flowEvent.create({
+        data: {
+          shopId: shop.id,
+          handle: 'shipment-delivered',
+          payload: '{}',
+          dedupeKey: `k${i}`,
+          nextAttemptAt: past,
+        },
+      });
     }
     for (let i = 0; i < 40; i++) {
       const other = await createShop(db.prisma, { domain: `every-queue-${i}.myshopify.com` });
