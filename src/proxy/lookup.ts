@@ -8,6 +8,7 @@ import {
 } from '../shipments/queries/shopper-lookups.js';
 import { isFinalStatus } from '../shipments/status.js';
 import { storedEventsOf } from '../shipments/status.js';
+import { arrivalEstimateOf, type Estimate } from '../shipments/estimates.js';
 import { customerEmailHash, plausibleEmail } from '../lib/email-hash.js';
 import { type ParcelGroup, parcelGroupOf } from '../shipments/status-table.js';
 
@@ -18,7 +19,8 @@ export interface ShopperParcel {
   carrier: string | null;
   /** The carrier's own tracking page, from the store's fulfilment. */
   trackingUrl: string | null;
-  estimatedDelivery: string | null;
+  /** When it should arrive: the service's estimate, else a predicted one; none once delivered or not followed. */
+  estimate: Estimate | null;
   /** Newest first. */
   events: Array<{ at: string | null; message: string; location: string | null }>;
   /** When the status was last read from the tracking service. */
@@ -83,7 +85,7 @@ function parcelOf(line: ShopperLineRow, labels: Map<string, string>): ShopperPar
     group: parcelGroupOf(tracker?.status, tracker?.statusDetail),
     carrier: label ?? line.carrierName,
     trackingUrl: line.trackingUrl,
-    estimatedDelivery: tracker?.estimatedDelivery ?? null,
+    estimate: tracker ? arrivalEstimateOf(tracker) : null,
     events: storedEventsOf(tracker?.events ?? null)
       .map((e) => ({ at: e.at, message: e.message, location: e.location }))
       .reverse(),

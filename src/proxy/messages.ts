@@ -22,7 +22,10 @@ export interface ProxyMessages {
   /** After a field's label: the value holds a character no lookup can take (a NUL). */
   unusable: string;
   status: string;
-  estimatedDelivery: string;
+  /** The service's estimate; `{day}` is the weekday and date ("Thursday, 27 November"). */
+  arriving: string;
+  /** An estimate predicted from the store's own deliveries (not the carrier's word). */
+  expectedBy: string;
   carrier: string;
   trackOnCarrier: string;
   history: string;
@@ -45,7 +48,8 @@ const en: ProxyMessages = {
   notFound: 'We could not find a shipment with these details. Check them and try again.',
   unusable: 'contains a character that cannot be looked up. Check it and try again.',
   status: 'Status',
-  estimatedDelivery: 'Estimated delivery',
+  arriving: 'Arriving {day}',
+  expectedBy: 'Expected by {day}',
   carrier: 'Carrier',
   trackOnCarrier: 'Track on the carrier’s website',
   history: 'Shipment history',
@@ -81,7 +85,8 @@ const de: ProxyMessages = {
   unusable:
     'enthält ein Zeichen, mit dem nicht gesucht werden kann. Bitte prüfen Sie die Angabe und versuchen Sie es erneut.',
   status: 'Status',
-  estimatedDelivery: 'Voraussichtliche Zustellung',
+  arriving: 'Zustellung am {day}',
+  expectedBy: 'Voraussichtlich bis {day}',
   carrier: 'Versanddienst',
   trackOnCarrier: 'Beim Versanddienst verfolgen',
   history: 'Sendungsverlauf',
@@ -115,7 +120,8 @@ const fr: ProxyMessages = {
   notFound: 'Nous n’avons trouvé aucun envoi correspondant. Vérifiez les informations et réessayez.',
   unusable: 'contient un caractère qui ne peut pas être recherché. Vérifiez la saisie et réessayez.',
   status: 'Statut',
-  estimatedDelivery: 'Livraison estimée',
+  arriving: 'Livraison le {day}',
+  expectedBy: 'Livraison prévue d’ici le {day}',
   carrier: 'Transporteur',
   trackOnCarrier: 'Suivre sur le site du transporteur',
   history: 'Historique de l’envoi',
@@ -149,7 +155,8 @@ const es: ProxyMessages = {
   notFound: 'No encontramos ningún envío con estos datos. Revísalos e inténtalo de nuevo.',
   unusable: 'contiene un carácter que no se puede buscar. Revísalo e inténtalo de nuevo.',
   status: 'Estado',
-  estimatedDelivery: 'Entrega estimada',
+  arriving: 'Llega el {day}',
+  expectedBy: 'Entrega prevista para el {day}',
   carrier: 'Transportista',
   trackOnCarrier: 'Seguir en la web del transportista',
   history: 'Historial del envío',
@@ -183,7 +190,8 @@ const nl: ProxyMessages = {
   notFound: 'We hebben geen zending met deze gegevens gevonden. Controleer ze en probeer het opnieuw.',
   unusable: 'bevat een teken waarop niet gezocht kan worden. Controleer het en probeer het opnieuw.',
   status: 'Status',
-  estimatedDelivery: 'Verwachte bezorging',
+  arriving: 'Bezorging op {day}',
+  expectedBy: 'Verwacht uiterlijk {day}',
   carrier: 'Vervoerder',
   trackOnCarrier: 'Volgen op de website van de vervoerder',
   history: 'Verloop van de zending',

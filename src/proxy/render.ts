@@ -30,11 +30,29 @@ function dateTime(value: string | null, locale: string): string | null {
   );
 }
 
-function day(value: string | null, locale: string): string | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value ?? '');
+/**
+ * A date text (YYYY-MM-DD first) as its weekday and date in the page's language: "Thursday, 27 November"
+ * in English, "Donnerstag, 27. November" in German. A text that is no date is shown as given.
+ */
+export function weekdayDate(value: string, locale: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
   if (!match) return value;
   const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+  if (Number.isNaN(date.getTime())) return value;
+  const options = { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' } as const;
+  if (locale !== 'en') return new Intl.DateTimeFormat(locale, options).format(date);
+  const parts = new Intl.DateTimeFormat('en-GB', options).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('weekday')}, ${part('day')} ${part('month')}`;
+}
+
+/** "Arriving …" for the service's estimate, "Expected by …" for a predicted one; none without an estimate. */
+function estimateLine(parcel: ShopperParcel, page: ProxyPage): string {
+  if (!parcel.estimate) return '';
+  const { date, predicted } = parcel.estimate;
+  const wording = predicted ? page.messages.expectedBy : page.messages.arriving;
+  const sentence = wording.replace('{day}', weekdayDate(date, page.locale));
+  return `<p class="tracksync-estimate" data-estimate="${predicted ? 'predicted' : 'service'}">${text(sentence)}</p>`;
 }
 
 export interface ProxyPage {
@@ -99,7 +117,6 @@ function parcelSection(parcel: ShopperParcel, page: ProxyPage, level = 2): strin
   const m = page.messages;
   // Only http(s) links are ever written into the page (the same rule as when the link was stored).
   const link = safeTrackingUrl(parcel.trackingUrl);
-  const estimate = day(parcel.estimatedDelivery, page.locale);
   const events =
     parcel.events.length === 0
       ? `<p>${text(m.noEvents)}</p>`
@@ -113,9 +130,9 @@ function parcelSection(parcel: ShopperParcel, page: ProxyPage, level = 2): strin
           .join('')}</ol>`;
   return `<article class="tracksync-parcel">
   <h${level}>${text(parcel.trackingNumber)}</h${level}>
+  ${estimateLine(parcel, page)}
   <dl>
     <dt>${text(m.status)}</dt><dd data-group="${parcel.group}">${text(m.groups[parcel.group])}</dd>
-    ${estimate ? `<dt>${text(m.estimatedDelivery)}</dt><dd>${text(estimate)}</dd>` : ''}
     ${parcel.carrier ? `<dt>${text(m.carrier)}</dt><dd>${text(parcel.carrier)}</dd>` : ''}
   </dl>
   ${link ? `<p><a href="${text(link)}" rel="noopener noreferrer" target="_blank">${text(m.trackOnCarrier)}</a></p>` : ''}
@@ -180,6 +197,7 @@ button{background:#1a1a1a;color:#fff;border-color:#1a1a1a;cursor:pointer}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
 .tracksync-events{padding-left:1.25rem}.tracksync-events li{margin-bottom:.5rem}
 .tracksync-place{color:#555}
+.tracksync-estimate{font-weight:600}
 </style>
 </head>
 <body>

@@ -24,11 +24,18 @@ export function endOfDay(text: string | null): number | null {
   return Number.isNaN(start) ? null : start + dayMs;
 }
 
+/** When the parcel set off: its first carrier scan (the oldest event with a time), else the tracker's creation. */
+export function transitStartOf(events: readonly StoredEvent[], createdAt: Date): number {
+  const times = events.map((e) => (e.at ? Date.parse(e.at) : Number.NaN));
+  return times.find((time) => !Number.isNaN(time)) ?? createdAt.getTime();
+}
+
 /**
  * - delivered at: the time of the newest delivered event, else the newest event's;
  * - transit: from the first carrier scan (the oldest event with a time), else the tracker's creation, to
  *   delivery;
- * - on time: delivered before the end of the service's estimated day (its time zone is not stated: UTC);
+ * - on time: delivered before the end of the estimated day (its time zone is not stated: UTC): the
+ *   service's estimate, else the one predicted from the shop's own deliveries (src/shipments/estimates.ts);
  * - an exception / a failed attempt: the status or any event of the history in that group.
  */
 export function deliveryFactsOf(parcel: {
@@ -37,6 +44,8 @@ export function deliveryFactsOf(parcel: {
   events: readonly StoredEvent[];
   lastEventAt: Date | null;
   estimatedDelivery: string | null;
+  /** The predicted estimate the parcel had while on its way, where the service gave none. */
+  predictedDelivery?: string | null;
   createdAt: Date;
 }): DeliveryFacts {
   const group = parcelGroupOf(parcel.status, parcel.statusDetail);
@@ -54,8 +63,8 @@ export function deliveryFactsOf(parcel: {
       ? times[deliveredIndex]!
       : (parcel.lastEventAt?.getTime() ?? null);
   if (deliveredAt === null) return none;
-  const firstScan = times.find((time) => !Number.isNaN(time)) ?? parcel.createdAt.getTime();
-  const due = endOfDay(parcel.estimatedDelivery);
+  const firstScan = transitStartOf(parcel.events, parcel.createdAt);
+  const due = endOfDay(parcel.estimatedDelivery ?? parcel.predictedDelivery ?? null);
   return {
     deliveredAt: new Date(deliveredAt),
     transitSeconds: Math.round(Math.max(0, deliveredAt - Math.min(firstScan, deliveredAt)) / 1000),

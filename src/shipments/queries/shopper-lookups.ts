@@ -21,6 +21,7 @@ const trackerColumns = {
   status: true,
   statusDetail: true,
   estimatedDelivery: true,
+  predictedDelivery: true,
   events: true,
   statusCheckedAt: true,
 } as const;
@@ -51,6 +52,7 @@ export interface ShopperLineRow {
     status: string | null;
     statusDetail: string | null;
     estimatedDelivery: string | null;
+    predictedDelivery: string | null;
     events: string | null;
     statusCheckedAt: Date | null;
   } | null;

@@ -3,6 +3,7 @@ import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import { encodeCursor, keysetCursorParam } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
+import { type Estimate, estimateOf } from '../../shipments/estimates.js';
 import {
   cursorOf,
   type LineWithTracker,
@@ -110,7 +111,10 @@ export interface ShipmentListRow {
     /** What to do about it. */
     action: string | null;
   };
+  /** The service's estimated delivery date, as given; none for a tracker the service cannot follow. */
   estimatedDelivery: string | null;
+  /** The estimate shown: the service's, else one predicted from the shop's deliveries (`predicted`). */
+  estimate: Estimate | null;
   lastEvent: LastEventView | null;
   statusCheckedAt: string | null;
   createdAt: string;
@@ -177,6 +181,7 @@ export function shipmentListRowOf(
   const group = parcelGroupOf(tracker?.status, tracker?.statusDetail);
   const state = syncStateOf(tracker, line.endedReason);
   const failure = state === 'failed' ? describeFailure(tracker!.lastErrorReason, tracker!.lastError) : null;
+  const estimate = tracker ? estimateOf(tracker) : null;
   return {
     key: line.id,
     trackerId: tracker?.id ?? null,
@@ -208,7 +213,8 @@ export function shipmentListRowOf(
           ? `Choose the tracking service's carrier for “${line.carrierName ?? 'no carrier name'}” in Settings → Carrier mapping.`
           : null),
     },
-    estimatedDelivery: tracker?.estimatedDelivery ?? null,
+    estimatedDelivery: estimate && !estimate.predicted ? estimate.date : null,
+    estimate,
     lastEvent: tracker ? lastEventOf(tracker) : null,
     statusCheckedAt: tracker?.statusCheckedAt?.toISOString() ?? null,
     createdAt: line.createdAt.toISOString(),
