@@ -250,6 +250,33 @@ export const problemKindLabels = Object.fromEntries(
   problemKinds.map((kind) => [kind, problemWords[kind].label]),
 ) as Record<ProblemKind, string>;
 
+/**
+ * When each kind of problem opens, as Settings → Shipment problems says it beside the kind's switch; the
+ * kinds that wait (src/shipments/problems.ts `problemDayDefaults`) also name their number of business days.
+ */
+export const problemRuleWords: Record<ProblemKind, { when: string; days?: string }> = {
+  not_picked_up: {
+    when: 'No carrier scan yet, counted from the fulfilment.',
+    days: 'Business days without a carrier scan',
+  },
+  stalled: {
+    when: 'In transit or out for delivery, and no new carrier event since.',
+    days: 'Business days without a new event',
+  },
+  past_estimate: { when: 'The estimated delivery day has ended and the parcel is still on its way.' },
+  carrier_exception: { when: 'The carrier reports an exception, a delay or an undeliverable parcel.' },
+  failed_attempt: { when: 'The carrier tried to deliver and could not.' },
+  on_hold: { when: 'The carrier holds the parcel (customs, address, payment).' },
+  returning: { when: 'The parcel is on its way back to the sender, or returned.' },
+  waiting_pickup: {
+    when: 'Ready at a pickup point and not collected.',
+    days: 'Business days at the pickup point',
+  },
+  tracking_problem: {
+    when: 'The tracking service cannot follow the number (wrong number or carrier, unsupported, expired).',
+  },
+};
+
 /** The Overview's line for the open shipment problems (all kinds, snoozed ones left out). */
 export function attentionWords(total: number): { text: string; action: string | null } {
   if (total === 0) return { text: 'No shipment needs attention.', action: null };

@@ -136,10 +136,15 @@ describe('behaviour', () => {
     await saveBarShown(page).waitFor({ state: 'detached' });
 
     await page.getByLabel('The order name without # (for example 1001)').check();
+    // The old "late" threshold no longer changes anything on screen (the Needs attention page's
+    // "Stalled" rule took its place): the page neither shows nor mentions it.
+    expect(await page.locator('#behaviour s-number-field').count()).toBe(1);
+    expect(await page.getByText(/as late|days without a scan/i).count()).toBe(0);
+    expect(await page.getByLabel(/as late|days without a scan/i).count()).toBe(0);
     // Typed key by key (and Save clicked) so the interactions count towards INP.
-    const days = page.getByLabel('Days without a scan before a shipment counts as late');
-    await days.selectText();
-    await days.pressSequentially('9');
+    const hours = page.getByLabel('While status pushes arrive, still read each shipment every (hours)');
+    await hours.selectText();
+    await hours.pressSequentially('9');
     await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
     await saveBarShown(page).waitFor({ state: 'detached' });
     expect((await toasts(page)).at(-1)).toEqual({ message: 'Settings saved', isError: false });
@@ -147,22 +152,18 @@ describe('behaviour', () => {
     expectVitals('settings (after typing and Save)', vitals, (ok, why) => expect(ok, why).toBe(true));
     expect(vitals.interactions).toBeGreaterThan(0);
     const row = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
-    expect(row).toMatchObject({ orderIdSource: 'name', staleAfterDays: 9 });
+    expect(row).toMatchObject({ orderIdSource: 'name', pushSafetyPollHours: 9 });
     const calls = (await appBridgeCalls(page)).map((c) => `${c.api}:${String(c.args[0] ?? '')}`);
     expect(calls).toEqual(
       expect.arrayContaining(['saveBar.show:settings-save-bar', 'saveBar.hide:settings-save-bar']),
     );
 
     // A refused value is said on its field and nothing is saved.
-    await page.getByLabel('Days without a scan before a shipment counts as late').fill('0');
+    await hours.fill('0');
     await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
     await expect
-      .poll(() =>
-        page
-          .locator('s-number-field[label="Days without a scan before a shipment counts as late"]')
-          .getAttribute('error'),
-      )
-      .toMatch(/1 to 90/);
+      .poll(() => page.locator('#behaviour s-number-field').getAttribute('error'))
+      .toMatch(/1 to 168/);
 
     // Leaving with unsaved changes asks; declining keeps the page.
     const dialogs: string[] = [];
@@ -177,9 +178,7 @@ describe('behaviour', () => {
     await page.reload();
     await page.locator('body[data-ready="true"]').waitFor();
     expect(await page.getByLabel('The order name without # (for example 1001)').isChecked()).toBe(true);
-    expect(await page.getByLabel('Days without a scan before a shipment counts as late').inputValue()).toBe(
-      '9',
-    );
+    expect(await hours.inputValue()).toBe('9');
   });
 
   it('sending customers to the store’s tracking page: saved, and the Overview says how far the links are', async () => {

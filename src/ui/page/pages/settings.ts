@@ -1,11 +1,14 @@
 import type { SeenCarrier } from '../../api/carriers-seen.js';
+import type { NotificationSettingsView } from '../../api/notifications.js';
+import type { ProblemRulesView } from '../../api/problems.js';
 import type { ShopOverview } from '../../api/shop-overview.js';
 import type { StatusPushView } from '../../api/status-push.js';
 import type { ShippingProvider } from '../../../tracking/types.js';
-import { connectionRefusals, pauseWords } from '../../vocabulary.js';
+import { connectionRefusals, pauseWords, problemKindLabels, problemRuleWords } from '../../vocabulary.js';
 import { api, ApiError } from '../api-client.js';
 import { toast } from '../app-bridge.js';
 import { failureToast, isSessionError, loadFailure } from '../components/load-failure.js';
+import { recipientList } from '../components/recipient-list.js';
 import { hasUnsavedChanges, saveBarForm } from '../components/save-bar-form.js';
 import { h, replace } from '../dom.js';
 import { formatCount, formatDateTime, plural } from '../format.js';
@@ -13,18 +16,42 @@ import type { PageModule } from '../page.js';
 import { disableForms } from '../session.js';
 
 /**
- * Settings: the tracking service connection, what the app does (behaviour), and which of the service's
- * carriers each carrier name of the store stands for. The two forms save through the admin's save bar.
+ * Settings: the tracking service connection, what the app does (behaviour), which shipment problems are
+ * reported and after how many business days, how the merchant hears of them (the daily digest by e-mail
+ * and Slack, instant Slack posts), the status push URL, and which of the service's carriers each carrier
+ * name of the store stands for. The connection, behaviour, problem rules and notifications forms save
+ * through the admin's save bar.
  */
 
 type Settings = ShopOverview['settings'];
+/**
+ * What the Behaviour form shows. `staleAfterDays` (the old "late" list's threshold) is left out: the
+ * Needs attention page's "Stalled" rule took its place, so it no longer changes anything on screen.
+ */
+type Behaviour = Omit<Settings, 'staleAfterDays'>;
+
+function behaviourOf(settings: Settings): Behaviour {
+  return {
+    createOnFulfillment: settings.createOnFulfillment,
+    deleteOnCancel: settings.deleteOnCancel,
+    orderIdSource: settings.orderIdSource,
+    postFulfillmentEvents: settings.postFulfillmentEvents,
+    showOrderDelivered: settings.showOrderDelivered,
+    linkToTrackingPage: settings.linkToTrackingPage,
+    pushSafetyPollHours: settings.pushSafetyPollHours,
+  };
+}
 
 export const settingsPage: PageModule = (context) => {
   const connectionSection = h('s-section', { heading: 'Connection' }, spinner('connection'));
   const behaviourSection = h('s-section', { heading: 'Behaviour' }, spinner('settings'));
   const carriersSection = h('s-section', { heading: 'Carrier mapping' }, spinner('carriers'));
+  const problemsSection = h('s-section', { heading: 'Shipment problems' }, spinner('problem rules'));
+  const notificationsSection = h('s-section', { heading: 'Notifications' }, spinner('notifications'));
   const pushSection = h('s-section', { heading: 'Status updates in seconds' }, spinner('status push'));
   connectionSection.id = 'connection';
+  problemsSection.id = 'problems';
+  notificationsSection.id = 'notifications';
   pushSection.id = 'status-push';
   behaviourSection.id = 'behaviour';
   carriersSection.id = 'carriers';
@@ -139,13 +166,7 @@ export const settingsPage: PageModule = (context) => {
     max: 168,
     step: 1,
   });
-  const staleAfterDays = h('s-number-field', {
-    label: 'Days without a scan before a shipment counts as late',
-    min: 1,
-    max: 90,
-    step: 1,
-  });
-  const behaviour = saveBarForm<Settings>({
+  const behaviour = saveBarForm<Behaviour>({
     id: 'settings-save-bar',
     children: [
       createOnFulfillment,
@@ -154,7 +175,6 @@ export const settingsPage: PageModule = (context) => {
       postFulfillmentEvents,
       showOrderDelivered,
       linkToTrackingPage,
-      staleAfterDays,
       pushSafetyPollHours,
     ],
     read: () => ({
@@ -164,7 +184,6 @@ export const settingsPage: PageModule = (context) => {
       postFulfillmentEvents: postFulfillmentEvents.checked,
       showOrderDelivered: showOrderDelivered.checked,
       linkToTrackingPage: linkToTrackingPage.checked,
-      staleAfterDays: Number(staleAfterDays.value),
       pushSafetyPollHours: Number(pushSafetyPollHours.value),
     }),
     write: (v) => {
@@ -174,18 +193,11 @@ export const settingsPage: PageModule = (context) => {
       postFulfillmentEvents.checked = v.postFulfillmentEvents;
       showOrderDelivered.checked = v.showOrderDelivered;
       linkToTrackingPage.checked = v.linkToTrackingPage;
-      staleAfterDays.value = String(v.staleAfterDays);
-      staleAfterDays.error = '';
       pushSafetyPollHours.value = String(v.pushSafetyPollHours);
       pushSafetyPollHours.error = '';
     },
     save: async (v) => {
-      staleAfterDays.error = '';
       pushSafetyPollHours.error = '';
-      if (!Number.isInteger(v.staleAfterDays) || v.staleAfterDays < 1 || v.staleAfterDays > 90) {
-        staleAfterDays.error = 'Enter a whole number of days from 1 to 90.';
-        return null;
-      }
       if (
         !Number.isInteger(v.pushSafetyPollHours) ||
         v.pushSafetyPollHours < 1 ||
@@ -197,14 +209,14 @@ export const settingsPage: PageModule = (context) => {
       try {
         const answer = await api<{ settings: Settings }>('PUT', '/settings', v);
         toast('Settings saved');
-        return answer.settings;
+        return behaviourOf(answer.settings);
       } catch (error) {
-        if (error instanceof ApiError && error.issues.length > 0) {
-          for (const issue of error.issues) {
-            const field = issue.field === 'pushSafetyPollHours' ? pushSafetyPollHours : staleAfterDays;
-            field.error = issue.message;
-          }
-        } else failureToast(error);
+        const unplaced = placeIssues(error, (issue) => {
+          if (issue.field !== 'pushSafetyPollHours') return false;
+          pushSafetyPollHours.error = issue.message;
+          return true;
+        });
+        if (unplaced) failureToast(error);
         return null;
       }
     },
@@ -225,7 +237,7 @@ export const settingsPage: PageModule = (context) => {
         status,
         connection.form,
       );
-      behaviour.setSaved(shop.settings);
+      behaviour.setSaved(behaviourOf(shop.settings));
       replace(behaviourSection, behaviour.form);
       disableForms(connectionSection);
       disableForms(behaviourSection);
@@ -235,6 +247,338 @@ export const settingsPage: PageModule = (context) => {
         behaviourSection,
         isSessionError(error) ? null : loadFailure('Settings could not be loaded', error),
       );
+    }
+  }
+
+  /* ---------------------------------------------------------------- shipment problems */
+
+  type RuleValues = ProblemRulesView['rules'];
+  type Kind = keyof RuleValues;
+  const kinds = Object.keys(problemKindLabels) as Kind[];
+  const daysMessage = `Enter a whole number of business days from ${ruleDaysMin} to ${ruleDaysMax}.`;
+  const ruleSwitches = new Map<Kind, HTMLElementTagNameMap['s-checkbox']>();
+  const ruleDays = new Map<Kind, HTMLElementTagNameMap['s-number-field']>();
+  for (const kind of kinds) {
+    const words = problemRuleWords[kind];
+    ruleSwitches.set(kind, h('s-checkbox', { label: problemKindLabels[kind], details: words.when }));
+    if (words.days)
+      ruleDays.set(
+        kind,
+        h('s-number-field', { label: words.days, min: ruleDaysMin, max: ruleDaysMax, step: 1 }),
+      );
+  }
+  const zoneText = h('s-text', { type: 'strong', data: { testid: 'store-time-zone' } });
+  /** The rules as the form holds them: a kind without days has 0, as the API answers it. */
+  const ruleValues = (rules: RuleValues): RuleValues =>
+    Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        { on: rules[kind]?.on ?? true, days: ruleDays.has(kind) ? (rules[kind]?.days ?? 0) : 0 },
+      ]),
+    ) as RuleValues;
+  let savedRules: RuleValues | null = null;
+
+  const problemRules = saveBarForm<RuleValues>({
+    id: 'problem-rules-save-bar',
+    children: [
+      h(
+        's-paragraph',
+        null,
+        'Which problems the Needs attention page, the daily digest and Slack report. Days are business days (Monday to Friday) in the store’s time zone: ',
+        zoneText,
+        '.',
+      ),
+      h(
+        's-paragraph',
+        { color: 'subdued' },
+        'Switching a kind off closes its open problems at once; switched on again, it reports what happens from then.',
+      ),
+      h(
+        'div',
+        { class: 'problem-rules' },
+        kinds.map((kind) =>
+          h(
+            'div',
+            { class: 'problem-rule', data: { kind } },
+            ruleSwitches.get(kind),
+            ruleDays.has(kind) ? h('div', { class: 'problem-rule-days' }, ruleDays.get(kind)) : null,
+          ),
+        ),
+      ),
+    ],
+    read: () =>
+      Object.fromEntries(
+        kinds.map((kind) => {
+          const days = ruleDays.get(kind);
+          return [kind, { on: ruleSwitches.get(kind)!.checked, days: days ? Number(days.value) : 0 }];
+        }),
+      ) as RuleValues,
+    write: (v) => {
+      // Only ever given the saved rules (loaded, saved, or put back by Discard).
+      savedRules = v;
+      for (const kind of kinds) {
+        ruleSwitches.get(kind)!.checked = v[kind].on;
+        const days = ruleDays.get(kind);
+        if (days) {
+          days.value = String(v[kind].days);
+          days.error = '';
+        }
+      }
+    },
+    save: async (v) => {
+      let valid = true;
+      for (const [kind, field] of ruleDays) {
+        const days = v[kind].days;
+        const ok = Number.isInteger(days) && days >= ruleDaysMin && days <= ruleDaysMax;
+        field.error = ok ? '' : daysMessage;
+        valid &&= ok;
+      }
+      if (!valid) return null;
+      // Only the kinds that changed: a kind's days go only with the kinds that have them.
+      const body: Partial<Record<Kind, { on: boolean; days?: number }>> = {};
+      for (const kind of kinds) {
+        const before = savedRules?.[kind];
+        if (before && before.on === v[kind].on && before.days === v[kind].days) continue;
+        body[kind] = ruleDays.has(kind) ? { on: v[kind].on, days: v[kind].days } : { on: v[kind].on };
+      }
+      try {
+        const answer = await api<ProblemRulesView>('PUT', '/problems/rules', body);
+        drawZone(answer.timezone);
+        toast('Problem rules saved');
+        return ruleValues(answer.rules);
+      } catch (error) {
+        const unplaced = placeIssues(error, ({ field }) => {
+          const [kind, part] = field.split('.');
+          const days = part === 'days' ? ruleDays.get(kind as Kind) : undefined;
+          if (days) days.error = daysMessage;
+          return days !== undefined;
+        });
+        if (unplaced) failureToast(error);
+        return null;
+      }
+    },
+  });
+
+  /** The store's time zone, where business days and the digest's hour are counted. */
+  function drawZone(zone: string): void {
+    zoneText.textContent = zone;
+    digestHour.label = `Send it at (store time, ${zone})`;
+  }
+
+  async function loadRules(): Promise<void> {
+    try {
+      const view = await api<ProblemRulesView>('GET', '/problems/rules');
+      drawZone(view.timezone);
+      problemRules.setSaved(ruleValues(view.rules));
+      replace(problemsSection, problemRules.form);
+      disableForms(problemsSection);
+    } catch (error) {
+      replace(problemsSection, loadFailure('The problem rules could not be loaded', error));
+    }
+  }
+
+  /* ---------------------------------------------------------------- notifications */
+
+  interface NotificationValues {
+    digestEnabled: boolean;
+    digestHour: number;
+    recipients: string[];
+    /** A new Slack webhook URL as typed ('' : none typed; the one set is never shown). */
+    slackWebhookUrl: string;
+    /** "Remove" was pressed: the URL set is removed on Save. */
+    removeSlack: boolean;
+    slackInstantProblems: boolean;
+  }
+  const notificationValues = (n: NotificationSettingsView): NotificationValues => ({
+    digestEnabled: n.digestEnabled,
+    digestHour: n.digestHour,
+    recipients: [...n.recipients],
+    slackWebhookUrl: '',
+    removeSlack: false,
+    slackInstantProblems: n.slackInstantProblems,
+  });
+  let slackConfigured = false;
+  let removeSlack = false;
+
+  const smtpNotice = h('div', { class: 'notifications-notice' });
+  const digestEnabled = h('s-checkbox', {
+    label: 'Send a daily digest of new shipment problems',
+    details:
+      'What opened since the last digest, kind by kind, with links to the problems: by e-mail to the recipients below, and to Slack when a webhook is set. A day with nothing new sends nothing.',
+  });
+  const digestHour = h(
+    's-select',
+    { label: 'Send it at (store time)', class: 'digest-hour' },
+    Array.from({ length: 24 }, (_, hour) =>
+      h('s-option', { value: String(hour) }, `${String(hour).padStart(2, '0')}:00`),
+    ),
+  );
+  const contactRow = h('div', { class: 'recipient-contact' });
+  const recipients = recipientList({
+    max: maxRecipients,
+    label: (place) => `Further recipient ${place}`,
+    changed: () => notifications.form.dispatchEvent(new Event('change')),
+  });
+  const slackUrl = h('s-text-field', { label: 'Slack webhook URL', autocomplete: 'off' });
+  const removeSlackButton = h(
+    's-button',
+    {
+      variant: 'secondary',
+      tone: 'critical',
+      accessibilityLabel: 'Remove the Slack webhook URL',
+      on: {
+        click: () => {
+          removeSlack = true;
+          slackUrl.value = '';
+          slackUrl.error = '';
+          drawSlack();
+          notifications.form.dispatchEvent(new Event('change'));
+        },
+      },
+    },
+    'Remove',
+  );
+  const slackInstant = h('s-checkbox', { label: 'Post each new problem to Slack at once' });
+
+  /** The Slack field's hints: whether a URL is set (never the URL), or that it goes on Save. */
+  function drawSlack(): void {
+    slackUrl.placeholder = removeSlack
+      ? 'Removed when you save'
+      : slackConfigured
+        ? 'A webhook is set (hidden)'
+        : 'Not set: https://hooks.slack.com/…';
+    slackUrl.details = removeSlack
+      ? 'The webhook URL is removed when you save. Discard keeps it.'
+      : slackConfigured
+        ? 'A webhook URL is set. It is never shown again; paste a new one to replace it.'
+        : 'An incoming webhook of your Slack workspace (Slack: Apps → Incoming Webhooks). It is never shown again once saved.';
+    removeSlackButton.hidden = !slackConfigured || removeSlack;
+    slackInstant.details =
+      slackConfigured && !removeSlack
+        ? 'Within minutes of opening, besides the digest.'
+        : 'Within minutes of opening, besides the digest. Needs a Slack webhook URL.';
+  }
+
+  function drawContact(n: NotificationSettingsView): void {
+    replace(
+      contactRow,
+      n.contactEmail
+        ? h('s-text-field', {
+            label: 'Store contact e-mail',
+            labelAccessibilityVisibility: 'exclusive',
+            readOnly: true,
+            value: n.contactEmail,
+            details: 'The store’s contact e-mail always receives it (change it in your store’s settings).',
+          })
+        : h(
+            's-paragraph',
+            { color: 'subdued' },
+            'Your store has no contact e-mail: only the addresses below receive it.',
+          ),
+    );
+    replace(
+      smtpNotice,
+      n.smtpConfigured
+        ? null
+        : h(
+            's-banner',
+            { tone: 'warning', heading: 'E-mail digests are not sent yet' },
+            'The app’s e-mail (SMTP) is not set up, so no digest e-mail goes out until it is. Slack works meanwhile: the digest and instant posts go to a webhook set below.',
+          ),
+    );
+  }
+
+  const notifications = saveBarForm<NotificationValues>({
+    id: 'notifications-save-bar',
+    children: [
+      smtpNotice,
+      h('s-heading', null, 'Daily digest'),
+      digestEnabled,
+      digestHour,
+      h(
+        'div',
+        { class: 'recipients', attrs: { role: 'group', 'aria-label': 'E-mail recipients' } },
+        h('s-text', { type: 'strong' }, 'E-mail recipients'),
+        contactRow,
+        recipients.element,
+        h('s-text', { color: 'subdued' }, `Up to ${maxRecipients} further addresses.`),
+      ),
+      h('s-divider'),
+      h('s-heading', null, 'Slack'),
+      h('div', { class: 'slack-webhook' }, slackUrl, removeSlackButton),
+      slackInstant,
+    ],
+    read: () => ({
+      digestEnabled: digestEnabled.checked,
+      digestHour: Number(digestHour.value),
+      recipients: recipients.values(),
+      slackWebhookUrl: slackUrl.value.trim(),
+      removeSlack,
+      slackInstantProblems: slackInstant.checked,
+    }),
+    write: (v) => {
+      digestEnabled.checked = v.digestEnabled;
+      digestHour.value = String(v.digestHour);
+      digestHour.error = '';
+      recipients.set(v.recipients);
+      slackUrl.value = v.slackWebhookUrl;
+      slackUrl.error = '';
+      removeSlack = v.removeSlack;
+      slackInstant.checked = v.slackInstantProblems;
+      drawSlack();
+    },
+    save: async (v) => {
+      recipients.clearErrors();
+      digestHour.error = '';
+      slackUrl.error = '';
+      if (v.slackWebhookUrl && !v.slackWebhookUrl.startsWith(slackUrlStart)) {
+        slackUrl.error = slackMessage;
+        return null;
+      }
+      const body: Partial<Omit<NotificationValues, 'removeSlack'>> = {
+        digestEnabled: v.digestEnabled,
+        digestHour: v.digestHour,
+        recipients: v.recipients,
+        slackInstantProblems: v.slackInstantProblems,
+      };
+      if (v.slackWebhookUrl) body.slackWebhookUrl = v.slackWebhookUrl;
+      else if (v.removeSlack) body.slackWebhookUrl = '';
+      try {
+        const answer = await api<NotificationSettingsView>('PUT', '/notifications', body);
+        slackConfigured = answer.slackConfigured;
+        drawContact(answer);
+        toast('Notification settings saved');
+        return notificationValues(answer);
+      } catch (error) {
+        const unplaced = placeIssues(error, ({ field }) => {
+          const [name, place] = field.split('.');
+          if (name === 'digestHour') digestHour.error = 'Choose an hour from 00:00 to 23:00.';
+          else if (name === 'slackWebhookUrl') slackUrl.error = slackMessage;
+          else if (name === 'recipients' && place !== undefined)
+            recipients.showError(Number(place), 'Enter an e-mail address, such as name@example.com.');
+          else return false;
+          return true;
+        });
+        if (unplaced) failureToast(error);
+        return null;
+      }
+    },
+  });
+
+  async function loadNotifications(): Promise<void> {
+    try {
+      const view = await api<NotificationSettingsView>('GET', '/notifications');
+      slackConfigured = view.slackConfigured;
+      drawContact(view);
+      notifications.setSaved(notificationValues(view));
+      replace(
+        notificationsSection,
+        h('s-paragraph', { color: 'subdued' }, 'How you hear of shipment problems without opening the app.'),
+        notifications.form,
+      );
+      disableForms(notificationsSection);
+    } catch (error) {
+      replace(notificationsSection, loadFailure('The notification settings could not be loaded', error));
     }
   }
 
@@ -545,14 +889,20 @@ export const settingsPage: PageModule = (context) => {
   const element = h('s-page', { heading: 'Settings' }, connectionSection);
   const carriersLoaded = loadCarriers();
   const pushLoaded = loadPush();
+  const rulesLoaded = loadRules();
+  const notificationsLoaded = loadNotifications();
   const ready = loadShop().then(async () => {
     element.append(behaviourSection);
+    await rulesLoaded;
+    element.append(problemsSection);
+    await notificationsLoaded;
+    element.append(notificationsSection);
     await pushLoaded;
     element.append(pushSection);
     await carriersLoaded;
     element.append(carriersSection);
     const section = context.params.get('section');
-    if (['connection', 'behaviour', 'status-push', 'carriers'].includes(section ?? '')) {
+    if (sectionIds.includes(section ?? '')) {
       document.getElementById(section!)?.scrollIntoView({ block: 'start' });
     }
   });
@@ -563,6 +913,30 @@ export const settingsPage: PageModule = (context) => {
       !hasUnsavedChanges() || window.confirm('Leave this page? Your unsaved changes will be lost.'),
   };
 };
+
+/** The sections `?section=` scrolls to. */
+const sectionIds = ['connection', 'behaviour', 'problems', 'notifications', 'status-push', 'carriers'];
+
+/** A waiting rule's business days (src/shipments/problems.ts: 1 to 30). */
+const ruleDaysMin = 1;
+const ruleDaysMax = 30;
+/** Further digest recipients the API keeps (src/notifications/recipients.ts `maxRecipients`). */
+const maxRecipients = 10;
+/** How a Slack incoming-webhook URL starts (the API checks the rest). */
+const slackUrlStart = 'https://hooks.slack.com/';
+const slackMessage = `Enter a Slack incoming-webhook URL: it starts with ${slackUrlStart}`;
+
+/**
+ * Puts a refused save's issues (a 400's `{ field, message }`) on their fields: `place` answers whether it
+ * placed one. Answers true when something is left unsaid (an issue not placed, or another failure), for
+ * the caller's toast.
+ */
+function placeIssues(error: unknown, place: (issue: { field: string; message: string }) => boolean): boolean {
+  if (!(error instanceof ApiError) || error.issues.length === 0) return true;
+  let unplaced = false;
+  for (const issue of error.issues) if (!place(issue)) unplaced = true;
+  return unplaced;
+}
 
 function spinner(what: string): HTMLElement {
   return h('s-spinner', { accessibilityLabel: `Loading ${what}` });
