@@ -14,6 +14,9 @@ import { createShopify } from '../shopify/api.js';
 import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
 import { shopifyShopProfile } from '../shopify/shop-profile.js';
+import { shopifyFlowTriggers } from '../shopify/flow-trigger-receive.js';
+import { mailerFromSettings } from '../notifications/mailer.js';
+import { createSlackPoster } from '../notifications/slack-poster.js';
 import { storeFulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { shopifyStoreLinks } from '../shopify/tracking-info.js';
 import { parseKeyring } from '../shops/crypto.js';
@@ -81,6 +84,8 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
   await sessionStorage.sealStoredTokens();
   const shopify = createShopify({ ...config.shopify, sessionStorage, logger });
 
+  /** The digest e-mails' SMTP client (workers only; none when SMTP_URL is unset, said once). */
+  const mailer = config.role === 'web' ? null : mailerFromSettings(config.mail, logger);
   const worker =
     config.role === 'web'
       ? null
@@ -97,6 +102,12 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
             storeLinks: shopifyStoreLinks(shopifyStoreAdmin(shopify)),
             confirmFulfillments: storeFulfillmentConfirmer(shopifyStoreAdmin(shopify)),
             shopProfiles: shopifyShopProfile(shopifyStoreAdmin(shopify)),
+            flowTriggers: shopifyFlowTriggers(shopifyStoreAdmin(shopify)),
+            notifications: {
+              mailer,
+              slack: createSlackPoster(),
+              appApiKey: config.shopify.apiKey,
+            },
           },
           {
             concurrency: config.workerConcurrency,
@@ -127,6 +138,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       trackingPageRefreshMs: config.trackingPage.refreshAfterMs,
       trustProxy: config.trustProxy,
       ...(config.trackingPage.limits ? { trackingPageLimits: config.trackingPage.limits } : {}),
+      smtpConfigured: Boolean(config.mail?.smtpUrl),
     });
     server = app.listen(config.port, config.host);
     await once(server, 'listening');
@@ -164,6 +176,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
         }
         await metricsServer?.close();
         await worker?.stop();
+        await mailer?.close();
         setDatabaseGauges(null);
         await db.close();
       })();

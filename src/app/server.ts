@@ -26,6 +26,7 @@ import { devAppProxy } from '../proxy/dev-proxy.js';
 import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
 import { proxyRoute } from '../proxy/route.js';
 import { webhookRoute } from '../webhooks/route.js';
+import { flowLifecyclePath, flowLifecycleRoute } from '../flow/lifecycle-route.js';
 import type { Readiness } from './readiness.js';
 
 export interface AppDeps {
@@ -52,6 +53,8 @@ export interface AppDeps {
   trackingPageLimits?: Partial<LookupLimits>;
   /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop (src/proxy/dev-proxy.ts). */
   devAppProxyShop?: string;
+  /** Whether the digest e-mails can be sent (SMTP_URL is set): the Settings page says so. */
+  smtpConfigured?: boolean;
 }
 
 /**
@@ -97,6 +100,13 @@ export function createApp(deps: AppDeps): express.Express {
       logger: deps.logger,
       onRecorded: deps.onDeliveryRecorded,
     }),
+  );
+
+  // Shopify Flow's trigger lifecycle callbacks: signed like webhooks (raw body, the app's secret).
+  app.post(
+    flowLifecyclePath,
+    express.raw({ type: () => true, limit: '64kb' }),
+    flowLifecycleRoute({ prisma: deps.prisma, secret: shopify.api.config.apiSecretKey, logger: deps.logger }),
   );
 
   // The tracking service's status pushes: per-shop URL token plus the shop's API key, not a session.
@@ -177,6 +187,7 @@ export function createApp(deps: AppDeps): express.Express {
       client: deps.client,
       logger: deps.logger,
       appUrl: `${shopify.api.config.hostScheme}://${shopify.api.config.hostName}`,
+      smtpConfigured: deps.smtpConfigured ?? false,
     }),
   );
 

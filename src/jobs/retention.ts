@@ -161,6 +161,23 @@ export const retentionRules: readonly RetentionRule[] = [
     pick: `SELECT q."id" FROM "StatusPush" AS q WHERE q."state" = 'failed' AND q."nextAttemptAt" < :failed`,
   },
   {
+    // Flow triggers sent or no longer wanted, then failed ones (src/flow/send-flow-events.ts).
+    name: 'flowEvents',
+    table: 'FlowEvent',
+    pick: `SELECT q."id" FROM "FlowEvent" AS q WHERE q."state" IN ('sent', 'skipped') AND q."nextAttemptAt" < :delivery`,
+  },
+  {
+    name: 'failedFlowEvents',
+    table: 'FlowEvent',
+    pick: `SELECT q."id" FROM "FlowEvent" AS q WHERE q."state" = 'failed' AND q."nextAttemptAt" < :failed`,
+  },
+  {
+    // Past digests (one per shop, channel and day: src/notifications/send-digests.ts), once failures would be.
+    name: 'digestRuns',
+    table: 'DigestRun',
+    pick: `SELECT q."id" FROM "DigestRun" AS q WHERE q."createdAt" < :failed`,
+  },
+  {
     // The shoppers' page's counters once they say nothing (src/proxy/lookup-limits.ts).
     name: 'lookupLimits',
     table: 'LookupLimit',

@@ -1,3 +1,12 @@
+import type { Mailer } from '../notifications/mailer.js';
+import { postInstantProblems } from '../notifications/instant-problems.js';
+import { sendDueDigests } from '../notifications/send-digests.js';
+import type { SlackPoster } from '../notifications/slack-poster.js';
+import { queueBalanceLow, queueProblemsOpened, queueShipmentChanges } from '../flow/queue-triggers.js';
+import { sendFlowEvents } from '../flow/send-flow-events.js';
+import { balanceForecast } from '../shipments/balance-forecast.js';
+import type { FlowTriggerApi } from '../shopify/flow-trigger-receive.js';
+import { refreshTransitStats } from '../shipments/estimates.js';
 import { refreshShopProfiles, type ShopProfileApi } from '../shopify/shop-profile.js';
 import { sweepProblems } from '../shipments/problem-sweep.js';
 import { providerOf } from '../db/provider-of.js';
@@ -20,6 +29,7 @@ import {
   statusPollQueue,
   storeEventQueue,
   statusPushQueue,
+  flowEventQueue,
   storeLinkQueue,
   trackerQueue,
 } from '../db/queues.js';
@@ -55,6 +65,10 @@ export interface WorkerDeps {
   storeLinks?: StoreLinksApi;
   /** Reads the stores' time zone and contact e-mail (after install, then weekly); likewise optional. */
   shopProfiles?: ShopProfileApi;
+  /** Fires the shops' Flow triggers (flowTriggerReceive); without it, queued triggers wait. */
+  flowTriggers?: FlowTriggerApi;
+  /** The daily digests and instant Slack posts (src/notifications); without it, none are sent. */
+  notifications?: { mailer: Mailer | null; slack: SlackPoster; appApiKey: string };
 }
 
 export interface WorkerOptions {
@@ -92,6 +106,8 @@ export interface PassCounts {
   polled: number;
   storeEvents: number;
   storeLinks: number;
+  /** Flow triggers sent (or given up). */
+  flowEvents: number;
   pushes: number;
   /** Shipments whose problems were evaluated. */
   problems: number;
@@ -99,6 +115,8 @@ export interface PassCounts {
 
 /** Pushes applied per pass, and how long a pass that found fewer waits for more to arrive. */
 const pushBatch = 500;
+/** How often the transit statistics pass runs (it recomputes only keys 12 hours old). */
+const transitStatsEveryMs = 15 * 60_000;
 /** Shipments evaluated for problems per pass. */
 const problemBatch = 200;
 const pushGatherMs = 20;
@@ -139,8 +157,18 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     storeEvents: hold(storeEventQueue),
     storeLinks: hold(storeLinkQueue),
     pushes: hold(statusPushQueue),
+    flowEvents: hold(flowEventQueue),
   };
   reconcilerDeps.leases = leases.trackers;
+  // A create reported the shop's balance: warn through Flow while it lasts fewer days than the shop's setting.
+  reconcilerDeps.onAccount = async (shopId) => {
+    const shop = await deps.prisma.shop.findUnique({
+      where: { id: shopId },
+      select: { id: true, trackersBalance: true, balanceWarnDays: true },
+    });
+    const forecast = shop ? await balanceForecast(deps.prisma, shop) : null;
+    if (shop && forecast) await queueBalanceLow(deps.prisma, shop, forecast);
+  };
   reconcilerDeps.rateGate = createRateGate(options.concurrency);
   let stopping = false;
   let loops: Promise<void> | null = null;
@@ -172,13 +200,19 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   }
 
   /** Status reads and store writes: the least urgent work. */
-  async function statusStep(): Promise<{ polled: number; storeEvents: number; storeLinks: number }> {
+  async function statusStep(): Promise<{
+    polled: number;
+    storeEvents: number;
+    storeLinks: number;
+    flowEvents: number;
+  }> {
     const polls = await pollStatuses(
       {
         ...work,
         client: deps.client,
         shops: deps.shops,
         leases: leases.polls,
+        onStored: queueShipmentChanges,
         ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
       },
       {
@@ -194,7 +228,15 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     const links: LinkStats | null = deps.storeLinks
       ? await sendTrackingLinks({ ...work, api: deps.storeLinks, leases: leases.storeLinks }, 50)
       : null;
-    return { polled: polls.claimed, storeEvents: posted?.claimed ?? 0, storeLinks: links?.claimed ?? 0 };
+    const flows = deps.flowTriggers
+      ? await sendFlowEvents({ ...work, api: deps.flowTriggers, leases: leases.flowEvents }, 50)
+      : null;
+    return {
+      polled: polls.claimed,
+      storeEvents: posted?.claimed ?? 0,
+      storeLinks: links?.claimed ?? 0,
+      flowEvents: flows?.claimed ?? 0,
+    };
   }
 
   /** The service's status pushes: applied as soon as they are recorded, in their own loop. */
@@ -212,23 +254,34 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
 
   /** Shipment problems opened and closed for the trackers due an evaluation (a batch a pass). */
   async function problemsStep(): Promise<number> {
-    return (await sweepProblems(work, problemBatch)).evaluated;
+    return (await sweepProblems({ ...work, onOpened: queueProblemsOpened }, problemBatch)).evaluated;
   }
 
   async function runOnce(): Promise<PassCounts> {
     const { deliveries, backfills } = await desiredStateStep();
     const trackers = await trackersStep();
     const pushes = await pushesStep();
-    const { polled, storeEvents, storeLinks } = await statusStep();
+    const { polled, storeEvents, storeLinks, flowEvents } = await statusStep();
     const problems = await problemsStep();
-    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks, pushes, problems };
+    return { deliveries, trackers, backfills, polled, storeEvents, storeLinks, flowEvents, pushes, problems };
   }
 
+  let lastTransitStats = 0;
   async function periodic(): Promise<void> {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
     await refreshCarriersIfDue(deps);
     if (deps.shopProfiles) await refreshShopProfiles({ ...work, api: deps.shopProfiles }, 20);
+    if (deps.notifications) {
+      const notify = { ...work, ...deps.notifications, shops: deps.shops };
+      await sendDueDigests(notify, 50);
+      await postInstantProblems(notify, 50);
+    }
+    // Transit statistics (predicted estimates): a bounded batch of keys whose figures are 12 hours old.
+    if (Date.now() - lastTransitStats >= transitStatsEveryMs) {
+      lastTransitStats = Date.now();
+      await refreshTransitStats(deps.prisma, { batch: 200, now: new Date() });
+    }
   }
 
   /**
@@ -292,7 +345,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       }),
       loop('status', async () => {
         const done = await statusStep();
-        return done.polled + done.storeEvents + done.storeLinks > 0;
+        return done.polled + done.storeEvents + done.storeLinks + done.flowEvents > 0;
       }),
       loop('problems', async () => (await problemsStep()) >= problemBatch),
       loop('retention', retentionStep),

@@ -1,3 +1,4 @@
+import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
@@ -84,10 +85,16 @@ export function createOrderRefresher(deps: OrderRefresherDeps): OrderRefresher {
     for (const tracker of trackers) {
       const read = result.read.get(tracker.id);
       if (!read) continue;
-      await storeShipmentRead(deps, { ...tracker, shop }, read.shipment, at, {
-        guard: { pollLeaseOwner: null },
-        listing: read.listing,
-      });
+      await storeShipmentRead(
+        { prisma: deps.prisma, onStored: queueShipmentChanges },
+        { ...tracker, shop },
+        read.shipment,
+        at,
+        {
+          guard: { pollLeaseOwner: null },
+          listing: read.listing,
+        },
+      );
     }
     return true;
   }

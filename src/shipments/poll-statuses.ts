@@ -11,6 +11,7 @@ import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.j
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shipment } from '../tracking/types.js';
 import { deliveryFactsOf } from './delivery-facts.js';
+import { noteDelivered, predictedDeliveryOf } from './estimates.js';
 import { type OrderRead, readOrderShipments } from './read-order.js';
 import {
   readNotOlderWhere,
@@ -46,6 +47,8 @@ import {
 export interface PollDeps extends QueueWork {
   client: TrackingClient;
   shops: ShopRepository;
+  /** What follows a stored read's change (the worker sets it: Flow triggers). */
+  onStored?: ReadStoredHook;
   policy?: PollPolicy;
   random?: () => number;
 }
@@ -317,9 +320,41 @@ async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy
 }
 
 /** What storeShipmentRead needs of a tracker: its row, its wanted lines' fulfilments, its shop's setting. */
+/** A parcel's state before and after a stored read, for what follows a change (Flow triggers: src/flow). */
+export interface ShipmentReadState {
+  status: string | null;
+  statusDetail: string | null;
+  estimatedDelivery: string | null;
+  predictedDelivery: string | null;
+  lastEventAt: Date | null;
+}
+
+/**
+ * Called after a read was stored (set by the layers above: the worker, the pushes, the pages), in the
+ * read's own connection; what it does is idempotent (a repeated read changes nothing).
+ */
+export type ReadStoredHook = (
+  db: DatabaseClient,
+  tracker: { id: string; shopId: string },
+  before: ShipmentReadState,
+  after: ShipmentReadState,
+) => Promise<unknown>;
+
 export type ReadTarget = Pick<
   Tracker,
-  'id' | 'shopId' | 'estimatedDelivery' | 'events' | 'createdAt' | 'lastEventAt' | 'status'
+  | 'id'
+  | 'shopId'
+  | 'provider'
+  | 'destinationCountry'
+  | 'estimatedDelivery'
+  | 'predictedDelivery'
+  | 'events'
+  | 'createdAt'
+  | 'lastEventAt'
+  | 'status'
+  | 'statusDetail'
+  | 'deliveredAt'
+  | 'deliveredOnTime'
 > & {
   lines: Array<{ fulfillmentId: string }>;
   shop: Pick<Shop, 'postFulfillmentEvents'>;
@@ -337,7 +372,7 @@ export type ReadTarget = Pick<
  * at most a handful of store events.
  */
 export async function storeShipmentRead(
-  deps: { prisma: DatabaseClient },
+  deps: { prisma: DatabaseClient; onStored?: ReadStoredHook | undefined },
   tracker: ReadTarget,
   received: Shipment,
   now: Date,
@@ -350,7 +385,13 @@ export async function storeShipmentRead(
      */
     listing?: boolean;
   },
-): Promise<{ stored: boolean; eventsQueued: number; status: ReturnType<typeof statusFromShipment> }> {
+): Promise<{
+  stored: boolean;
+  eventsQueued: number;
+  status: ReturnType<typeof statusFromShipment>;
+  /** The predicted estimate written with it (null: none). */
+  predictedDelivery: string | null;
+}> {
   const bounded = withoutFutureEvents(received, now);
   const shipment = bounded.shipment;
   const read = statusFromShipment(shipment);
@@ -360,14 +401,31 @@ export async function storeShipmentRead(
     estimatedDelivery: read.estimatedDelivery ?? (write.listing ? tracker.estimatedDelivery : null),
   };
   // Every dated event was far ahead: nothing to apply (the poller still schedules its next read).
-  if (!bounded.usable) return { stored: false, eventsQueued: 0, status };
+  if (!bounded.usable) return { stored: false, eventsQueued: 0, status, predictedDelivery: null };
+  const history = keepHistory ? storedEventsOf(tracker.events) : status.events;
+  // Where the service gives no estimate, one predicted from the shop's deliveries (src/shipments/estimates.ts).
+  const predictedDelivery = await predictedDeliveryOf(deps.prisma, tracker, { ...status, events: history });
   // Only a read that may be written queues its changes: an older one, or one at the same instant that
   // would undo a final status, must not put its status on the store's timeline after the newer one.
   const changes = readSupersedes(tracker, read, now) ? storeEventChanges(shipment.events) : [];
   const eventsQueued =
     tracker.shop.postFulfillmentEvents && changes.length > 0
-      ? await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery)
+      ? await queueStoreEvents(deps, tracker, changes, status.estimatedDelivery ?? predictedDelivery)
       : 0;
+  const facts = deliveryFactsOf({
+    ...status,
+    events: history,
+    lastEventAt: keepHistory ? (tracker.lastEventAt ?? status.lastEventAt) : status.lastEventAt,
+    createdAt: tracker.createdAt,
+    // Delivered now: on time against the prediction it had on its way (cleared below).
+    predictedDelivery: tracker.predictedDelivery,
+  });
+  // Delivered before: its prediction was cleared then, so a later read without the service's estimate
+  // keeps the verdict given at delivery.
+  const deliveredOnTime =
+    facts.deliveredOnTime === null && facts.deliveredAt !== null && tracker.deliveredAt !== null
+      ? tracker.deliveredOnTime
+      : facts.deliveredOnTime;
   // Never older over newer (a late push, a poll that crossed a push): a read whose latest event is older
   // than the stored one's changes nothing, nor one at the same instant that would undo a final status. A
   // listing without events says nothing about time.
@@ -378,6 +436,7 @@ export async function storeShipmentRead(
       status: status.status,
       statusDetail: status.statusDetail,
       estimatedDelivery: status.estimatedDelivery,
+      predictedDelivery,
       ...(keepHistory
         ? {}
         : {
@@ -389,19 +448,40 @@ export async function storeShipmentRead(
       statusCheckedAt: now,
       // Its problems are looked at again (src/shipments/problem-sweep.ts).
       problemCheckAt: now,
-      ...deliveryFactsOf({
-        ...status,
-        events: keepHistory ? storedEventsOf(tracker.events) : status.events,
-        lastEventAt: keepHistory ? (tracker.lastEventAt ?? status.lastEventAt) : status.lastEventAt,
-        createdAt: tracker.createdAt,
-      }),
+      ...facts,
+      deliveredOnTime,
       ...(write.then?.(status) ?? {}),
     },
   });
-  return { stored: count === 1, eventsQueued, status };
+  // Delivered just now: its carrier and country are counted by the transit statistics from then on.
+  if (count === 1 && facts.deliveredAt !== null && tracker.deliveredAt === null)
+    await noteDelivered(deps.prisma, tracker);
+  if (count === 1 && deps.onStored)
+    await deps.onStored(
+      deps.prisma,
+      tracker,
+      {
+        status: tracker.status,
+        statusDetail: tracker.statusDetail,
+        estimatedDelivery: tracker.estimatedDelivery,
+        predictedDelivery: tracker.predictedDelivery,
+        lastEventAt: tracker.lastEventAt,
+      },
+      {
+        status: status.status,
+        statusDetail: status.statusDetail,
+        estimatedDelivery: status.estimatedDelivery,
+        predictedDelivery,
+        lastEventAt: keepHistory ? (tracker.lastEventAt ?? status.lastEventAt) : status.lastEventAt,
+      },
+    );
+  return { stored: count === 1, eventsQueued, status, predictedDelivery };
 }
 
-/** One row per (change, store fulfilment); rows already queued are skipped by their unique key. */
+/**
+ * One row per (change, store fulfilment); rows already queued are skipped by their unique key. Each carries
+ * the estimate the shopper sees: the service's, else the predicted one.
+ */
 async function queueStoreEvents(
   deps: { prisma: DatabaseClient },
   tracker: ReadTarget,

@@ -22,6 +22,8 @@ export interface ProblemSweepDeps {
   prisma: DatabaseClient;
   logger: Logger;
   now?: () => Date;
+  /** Called with the problems just opened, after they are written (the worker's Flow trigger). */
+  onOpened?: (db: DatabaseClient, problemIds: readonly string[]) => Promise<unknown>;
 }
 
 export interface ProblemSweepStats {
@@ -47,6 +49,7 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
       status: true,
       statusDetail: true,
       estimatedDelivery: true,
+      predictedDelivery: true,
       lastEventAt: true,
       lastEventMessage: true,
       syncedAt: true,
@@ -66,7 +69,8 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
       now,
     ),
   }));
-  const stats = await writeDetections(deps.prisma, detections, now, claimedUntil);
+  const { openedIds, ...stats } = await writeDetections(deps.prisma, detections, now, claimedUntil);
+  if (openedIds.length > 0 && deps.onOpened) await deps.onOpened(deps.prisma, openedIds);
   if (stats.opened + stats.closed > 0) deps.logger.info(stats, 'shipment problems opened and closed');
   return stats;
 }
@@ -105,8 +109,8 @@ async function writeDetections(
   evaluated: readonly Evaluated[],
   now: Date,
   claimedUntil: Date,
-): Promise<ProblemSweepStats> {
-  if (evaluated.length === 0) return { evaluated: 0, opened: 0, closed: 0 };
+): Promise<ProblemSweepStats & { openedIds: string[] }> {
+  if (evaluated.length === 0) return { evaluated: 0, opened: 0, closed: 0, openedIds: [] };
   const key = (p: { kind: string; since: Date }) => `${p.kind} ${p.since.getTime()}`;
   return prisma.$transaction(async (tx) => {
     const p = SqlParams.for(tx);
@@ -155,6 +159,6 @@ async function writeDetections(
     const opened = await insertRows(tx, 'ShipmentProblem', fresh, {
       skipConflictsOn: ['trackerId', 'kind', 'since'],
     });
-    return { evaluated: held.size, opened: opened.length, closed };
+    return { evaluated: held.size, opened: opened.length, closed, openedIds: opened };
   });
 }

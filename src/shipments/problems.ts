@@ -82,6 +82,8 @@ export interface ProblemFacts {
   status: string | null;
   statusDetail: string | null;
   estimatedDelivery: string | null;
+  /** Where the service gives no estimate, the one predicted from the shop's deliveries. */
+  predictedDelivery: string | null;
   lastEventAt: Date | null;
   lastEventMessage: string | null;
   syncedAt: Date | null;
@@ -147,8 +149,9 @@ export function detectProblems(
   else waiting('stalled', anchor);
 
   // Past its estimate: the estimated day has ended where the shop is, and the parcel is still out.
-  if (group !== 'not_followed' && facts.estimatedDelivery && shop.rules.past_estimate.on) {
-    const end = endOfLocalDay(facts.estimatedDelivery, zone);
+  const estimate = facts.estimatedDelivery ?? facts.predictedDelivery;
+  if (group !== 'not_followed' && estimate && shop.rules.past_estimate.on) {
+    const end = endOfLocalDay(estimate, zone);
     if (end && end.getTime() <= now.getTime()) add('past_estimate', end);
     else if (end) deadlines.push(end);
   }

@@ -79,7 +79,7 @@ export async function refreshShopProfiles(
         { profileCheckedAt: { lte: new Date(now.getTime() - profileEveryMs) } },
       ],
     },
-    select: { id: true, domain: true },
+    select: { id: true, domain: true, timezone: true },
     orderBy: { profileCheckedAt: { sort: 'asc', nulls: 'first' } },
     take: limit,
   });
@@ -93,6 +93,8 @@ export async function refreshShopProfiles(
           timezone: result.value.timezone,
           contactEmail: result.value.contactEmail,
           profileCheckedAt: now,
+          // Another zone: the next digest's hour is worked out again (src/notifications/digest-schedule.ts).
+          ...(result.value.timezone !== shop.timezone ? { nextDigestAt: null } : {}),
         },
       });
       read++;

@@ -1,3 +1,4 @@
+import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import { nowOf } from '../lib/clock.js';
 import { failedAttempt, leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { statusPushQueue } from '../db/queues.js';
@@ -141,20 +142,26 @@ async function applyShop(
     // The shop's pushes arrive (this one did): the next read is the safety net's.
     const shop = { ...tracker.shop, lastStatusPushAt: newest.row.receivedAt };
     try {
-      const result = await storeShipmentRead(deps, tracker, newest.shipment, now, {
-        guard: {},
-        then: (status) => ({
-          nextPollAt: nextReadAt(
-            status,
-            tracker.createdAt,
-            now,
-            shop,
-            deps.policy ?? defaultPollPolicy,
-            deps.random,
-          ),
-          pollFailures: 0,
-        }),
-      });
+      const result = await storeShipmentRead(
+        { ...deps, onStored: queueShipmentChanges },
+        tracker,
+        newest.shipment,
+        now,
+        {
+          guard: {},
+          then: (status) => ({
+            nextPollAt: nextReadAt(
+              status,
+              tracker.createdAt,
+              now,
+              shop,
+              deps.policy ?? defaultPollPolicy,
+              deps.random,
+            ),
+            pollFailures: 0,
+          }),
+        },
+      );
       (result.stored ? outcomes.applied : outcomes.stale).push(newest.row.id);
       for (const p of pushes.slice(0, -1)) outcomes.stale.push(p.row.id);
     } catch (error) {

@@ -30,6 +30,8 @@ import { defaultPollPolicy } from '../shipments/status.js';
 export interface ReconcilerDeps extends QueueWork {
   client: TrackingClient;
   shops: ShopRepository;
+  /** Called once a shop's balance, as a create reported it, is stored (the worker's balance warning). */
+  onAccount?: (shopId: string) => Promise<unknown>;
   /** Shared by the worker's service calls; without it, one per pass. */
   rateGate?: RateGate;
   backoff?: BackoffPolicy;
@@ -333,7 +335,10 @@ function rateAware(client: TrackingClient, gate: RateGate): ServiceCalls {
 async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
   const { deps, leases, stats } = pass;
   // The balance first: whoever sees a tracker synced also sees the balance its create reported.
-  for (const [shopId, account] of batch.accounts) await deps.shops.recordAccount(shopId, account);
+  for (const [shopId, account] of batch.accounts) {
+    await deps.shops.recordAccount(shopId, account);
+    await deps.onAccount?.(shopId);
+  }
   const kinds = [
     { rows: batch.created, desired: 'active', remote: 'present', createCall: true },
     { rows: batch.present, desired: 'active', remote: 'present', createCall: false },

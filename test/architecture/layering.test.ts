@@ -15,7 +15,7 @@ export const floors: ReadonlyArray<{ name: string; folders: readonly string[]; o
   { name: 'the domain core', folders: ['shops', 'carriers', 'shipments', 'trackers'], ordered: true },
   {
     name: 'the store adapter, use cases and workers',
-    folders: ['shopify', 'webhooks', 'status-pushes', 'jobs'],
+    folders: ['shopify', 'flow', 'webhooks', 'status-pushes', 'notifications', 'jobs'],
     ordered: true,
   },
   { name: 'the edges: the pages, their routes, the CLI', folders: ['proxy', 'ui', 'cli'] },

@@ -74,7 +74,7 @@ describe('refreshing an order for the tracking page', () => {
     expect(await shop.calls('get')).toHaveLength(0);
     const dhl = (await shop.rows()).filter((r) => r.trackingNumber.startsWith('123456789'));
     expect(dhl.every((r) => r.status !== null && r.estimatedDelivery === '2026-12-03')).toBe(true);
-    expect(await page.text()).toContain('December 3, 2026');
+    expect(await page.text()).toContain('Arriving Thursday, 3 December');
   });
 
   it('an order whose parcels are all final (delivered, returned) makes no call, however stale', async () => {

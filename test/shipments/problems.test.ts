@@ -20,6 +20,7 @@ function facts(over: Partial<ProblemFacts> = {}): ProblemFacts {
     status: 'in_transit',
     statusDetail: null,
     estimatedDelivery: null,
+    predictedDelivery: null,
     lastEventAt: daysAgo(1),
     lastEventMessage: 'Departed facility',
     syncedAt: daysAgo(3),
@@ -72,6 +73,8 @@ describe('detectProblems', () => {
 
   it('past its estimate once the estimated day has ended where the shop is; never for a tracking problem', () => {
     expect(kinds(facts({ estimatedDelivery: '2026-11-24' }))).toEqual(['past_estimate']);
+    // A predicted estimate counts where the service gives none.
+    expect(kinds(facts({ predictedDelivery: '2026-11-24' }))).toEqual(['past_estimate']);
     expect(kinds(facts({ estimatedDelivery: '2026-11-25' }))).toEqual([]);
     // Noon UTC on the 25th is already the 26th in Kiritimati (UTC+14): the estimated 25th has ended there.
     expect(

@@ -27,7 +27,12 @@ import { appScopes } from '../../src/shopify/api.js';
  * - `fulfillment(id) { events(...) { nodes { status happenedAt } } }` (scope read_fulfillments), honouring
  *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`;
  * - `nodes(ids:) { ... on Fulfillment { id } }` (scope read_fulfillments): the fulfilments the store holds
- *   (those the test declared, or every one asked about when none were declared), `null` for the others.
+ *   (those the test declared, or every one asked about when none were declared), `null` for the others;
+ * - `flowTriggerReceive(handle:, payload:)` (scope read_orders: the app's triggers carry an order reference):
+ *   the handle must be a string and the payload a JSON object under 50 000 bytes, and, once a test declared
+ *   the app's triggers (`setFlowTriggers`), the handle one of them and the payload exactly its fields;
+ *   otherwise userErrors, as the platform refuses a trigger it cannot run. Each accepted one is recorded per
+ *   store (`flowTriggers`).
  *
  * Scopes are those of the access token (tests grant them; any other token has the app's scopes). A write
  * scope implies its read scope, as on the platform. A missing scope is a GraphQL error with
@@ -53,6 +58,7 @@ export type AdminOperation =
   | 'fulfillmentTrackingInfoUpdate'
   | 'fulfillmentNodes'
   | 'shopProfile'
+  | 'flowTriggerReceive'
   | 'unknown';
 
 /** A fulfilment's tracking info as the fake store holds it after fulfillmentTrackingInfoUpdate. */
@@ -64,6 +70,21 @@ export interface FakeTrackingInfo {
   notifyCustomer: boolean | null;
   /** Order of the update in the whole fake, from 1. */
   sequence: number;
+}
+
+/** A Flow trigger the fake store received (flowTriggerReceive). */
+export interface FakeFlowTrigger {
+  handle: string;
+  payload: Record<string, unknown>;
+  /** Order of receipt in the whole fake, from 1. */
+  sequence: number;
+}
+
+/** One of the app's Flow triggers as the platform knows it: its handle and its payload's keys. */
+export interface FakeFlowTriggerDefinition {
+  handle: string;
+  /** Every key of its payload (`order_id` for an order reference, else the field's key). */
+  fields: readonly string[];
 }
 
 /** An order the fake store holds: the backfill's shape, and whose customer it is. */
@@ -131,7 +152,8 @@ export interface FakeAdminGraphql {
         | 'fulfillmentEvents'
         | 'fulfillmentTrackingInfoUpdate'
         | 'fulfillmentNodes'
-        | 'shopProfile';
+        | 'shopProfile'
+        | 'flowTriggerReceive';
       times?: number;
     },
   ): void;
@@ -144,6 +166,14 @@ export interface FakeAdminGraphql {
   setFulfillments(shop: string, fulfillmentIds: Array<string | number>): void;
   /** A fulfilment's tracking info as last updated (numeric id or GID); undefined: never updated. */
   trackingInfo(shop: string, fulfillmentId: string | number): FakeTrackingInfo | undefined;
+  /**
+   * Declares the app's Flow triggers as the platform knows them (its deployed extensions); from then on a
+   * trigger of another handle, or a payload with other keys, is refused with userErrors. Without it, any
+   * handle and object payload is taken.
+   */
+  setFlowTriggers(definitions: readonly FakeFlowTriggerDefinition[]): void;
+  /** The Flow triggers a store received, in order. */
+  flowTriggers(shop: string): FakeFlowTrigger[];
   /** The events the store holds, in creation order (optionally of one fulfilment, numeric id or GID). */
   events(shop: string, fulfillmentId?: string | number): FakeFulfillmentEvent[];
   pageSize: number;
@@ -201,6 +231,7 @@ function platformTime(date: Date): string {
 
 function operationOf(query: string): AdminOperation {
   if (/\bfulfillmentEventCreate\s*\(/.test(query)) return 'fulfillmentEventCreate';
+  if (/\bflowTriggerReceive\s*\(/.test(query)) return 'flowTriggerReceive';
   if (/\bnodes\s*\(\s*ids\s*:/.test(query) && /\.\.\.\s*on\s+Fulfillment\b/.test(query))
     return 'fulfillmentNodes';
   if (/\bfulfillmentTrackingInfoUpdate\s*\(/.test(query)) return 'fulfillmentTrackingInfoUpdate';
@@ -223,6 +254,9 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   shopProfile: '',
   // (Or write_assigned_ / write_third_party_fulfillment_orders, which this app does not ask for.)
   fulfillmentTrackingInfoUpdate: 'write_merchant_managed_fulfillment_orders',
+  // The mutation needs no scope of its own; a payload's reference field needs its object's read scope
+  // (an order reference: read_orders), and every trigger of this app carries one but the balance's.
+  flowTriggerReceive: 'read_orders',
 };
 
 /** A write scope implies its read scope. */
@@ -288,6 +322,8 @@ export async function startFakeAdminGraphql(
   const events = new Map<string, FakeFulfillmentEvent[]>();
   const trackingInfos = new Map<string, FakeTrackingInfo>();
   const profiles = new Map<string, { timezone: string; contactEmail: string | null }>();
+  const flowRuns = new Map<string, FakeFlowTrigger[]>();
+  let flowDefinitions: Map<string, Set<string>> | null = null;
   let sequence = 0;
 
   const fake: FakeAdminGraphql = {
@@ -312,6 +348,10 @@ export async function startFakeAdminGraphql(
       eventFailures.set(shop, list);
     },
     grantScopes: (accessToken, list) => scopes.set(accessToken, [...list]),
+    setFlowTriggers: (definitions) => {
+      flowDefinitions = new Map(definitions.map((d) => [d.handle, new Set(d.fields)]));
+    },
+    flowTriggers: (shop) => [...(flowRuns.get(shop) ?? [])],
     setFulfillments: (shop, ids) => fulfillments.set(shop, new Set(ids.map(toFulfillmentGid))),
     trackingInfo: (shop, fulfillmentId) => trackingInfos.get(`${shop} ${toFulfillmentGid(fulfillmentId)}`),
     events: (shop, fulfillmentId) =>
@@ -541,6 +581,50 @@ export async function startFakeAdminGraphql(
     };
   }
 
+  /** flowTriggerReceive: the answer body, and whether the trigger was received. */
+  function receiveFlowTrigger(
+    shop: string,
+    variables: Record<string, unknown>,
+  ): { body: unknown; applied: boolean } {
+    const refuse = (field: string, message: string) => ({
+      body: {
+        data: { flowTriggerReceive: { userErrors: [{ field: [field], message }] } },
+        extensions: cost(10),
+      },
+      applied: false,
+    });
+    const { handle, payload } = variables;
+    if (typeof handle !== 'string' || handle === '') return refuse('handle', 'A trigger handle is required.');
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+      return refuse('payload', 'The payload must be a JSON object.');
+    if (Buffer.byteLength(JSON.stringify(payload)) >= 50_000)
+      return refuse('payload', 'The payload must be under 50000 bytes.');
+    const fields = payload as Record<string, unknown>;
+    if (flowDefinitions) {
+      const known = flowDefinitions.get(handle);
+      if (!known) return refuse('handle', `No trigger with the handle '${handle}' is defined for this app.`);
+      const unknown = Object.keys(fields).filter((key) => !known.has(key));
+      const missing = [...known].filter((key) => !(key in fields));
+      if (unknown.length > 0 || missing.length > 0) {
+        return refuse(
+          'payload',
+          `Errors validating schema: ${[
+            ...unknown.map((key) => `unknown field '${key}'`),
+            ...missing.map((key) => `missing field '${key}'`),
+          ].join(', ')}`,
+        );
+      }
+    }
+    sequence++;
+    const list = flowRuns.get(shop) ?? [];
+    list.push({ handle, payload: { ...fields }, sequence });
+    flowRuns.set(shop, list);
+    return {
+      body: { data: { flowTriggerReceive: { userErrors: [] } }, extensions: cost(10) },
+      applied: true,
+    };
+  }
+
   /** fulfillment(id) { events(...) { nodes { status happenedAt } } } */
   function listEvents(shop: string, query: string, variables: Record<string, unknown>): unknown {
     const id = variables.id;
@@ -676,11 +760,17 @@ export async function startFakeAdminGraphql(
       return;
     }
 
-    if (operation === 'fulfillmentEventCreate' || operation === 'fulfillmentTrackingInfoUpdate') {
+    if (
+      operation === 'fulfillmentEventCreate' ||
+      operation === 'fulfillmentTrackingInfoUpdate' ||
+      operation === 'flowTriggerReceive'
+    ) {
       const { body: answer, applied } =
         operation === 'fulfillmentEventCreate'
           ? createEvent(shop, variables)
-          : updateTrackingInfo(shop, variables);
+          : operation === 'flowTriggerReceive'
+            ? receiveFlowTrigger(shop, variables)
+            : updateTrackingInfo(shop, variables);
       // "Apply then fail": the mutation took effect, the answer is lost.
       if (injected?.kind === 'applyThenFail' && applied) {
         if (injected.answer === 'drop') req.socket.destroy();

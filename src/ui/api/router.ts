@@ -23,6 +23,7 @@ import {
   retryBody,
   retryShopFailed,
 } from './failed-work.js';
+import { getNotificationSettings, notificationsBody, saveNotificationSettings } from './notifications.js';
 import { listRefusedWrites } from './refused-writes.js';
 import { settingsBody, updateShopSettings } from './settings.js';
 import { getShipmentDetail } from './shipment-detail.js';
@@ -54,6 +55,8 @@ export interface PageApiDeps {
   logger: Logger;
   /** The app's public URL (SHOPIFY_APP_URL): the status push URL is shown under it. */
   appUrl: string;
+  /** SMTP_URL is set, so digest e-mails can go (GET /notifications says so); unset: false. */
+  smtpConfigured?: boolean;
 }
 
 /** A tracker id in the path: text the database cannot take is refused (400); anything else unknown is 404. */
@@ -109,6 +112,16 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const body = parseInput(settingsBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await updateShopSettings(deps, shopOf(res), body.value));
+  });
+
+  router.get('/notifications', async (_req, res) => {
+    res.json(await getNotificationSettings(deps, shopOf(res)));
+  });
+
+  router.put('/notifications', async (req, res) => {
+    const body = parseInput(notificationsBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await saveNotificationSettings(deps, shopOf(res), body.value));
   });
 
   router.get('/carriers/seen', async (req, res) => {

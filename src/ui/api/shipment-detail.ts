@@ -1,3 +1,4 @@
+import { queueShipmentChanges } from '../../flow/queue-triggers.js';
 import {
   lineOfTracker,
   shopTracker,
@@ -14,6 +15,7 @@ import { type StatusView, statusView, storedEventsOf } from './shipment-status.j
 import { type ShipmentRow, shipmentRowOf } from './shipments.js';
 import { explainShopPause } from '../../shops/pause-reasons.js';
 import { storeShipmentRead } from '../../shipments/poll-statuses.js';
+import { type Estimate, estimateOf } from '../../shipments/estimates.js';
 
 export interface ShipmentDetail {
   tracker: ShipmentRow & { id: string; provider: string; orderId: string; orderName: string | null };
@@ -33,6 +35,11 @@ export interface ShipmentDetail {
     }>;
   } | null;
   error: { reason: string; message: string } | null;
+  /**
+   * The estimate shown: the service's, else one predicted from the shop's deliveries (`predicted`); none for
+   * a tracker the service cannot follow. After a live read, as that read stored it.
+   */
+  estimate: Estimate | null;
   /**
    * What tracksync last read from the service and stored (null when it never read it): the page shows it
    * when the live read fails, and it is what the store's timeline was written from.
@@ -105,9 +112,13 @@ export async function getShipmentDetail(
     storeEventsOfTracker(deps.prisma, shop.id, tracker.id, storeEventsShown),
   ]);
   const read = tracker.status !== null || tracker.statusCheckedAt !== null || tracker.events !== null;
+  const estimate = estimateOf(tracker);
+  // The service's own estimate, unless the tracker is one the service cannot follow (no estimate at all).
+  const serviceEstimate = estimate && !estimate.predicted ? estimate.date : null;
   const detail: ShipmentDetail = {
     tracker: {
       ...shipmentRowOf(tracker, line?.carrierName ?? null),
+      estimatedDelivery: serviceEstimate,
       id: tracker.id,
       provider: tracker.provider,
       orderId: line?.orderId ?? tracker.orderKey,
@@ -115,10 +126,11 @@ export async function getShipmentDetail(
     },
     shipment: null,
     error: null,
+    estimate,
     stored: read
       ? {
           status: statusView(tracker.status, tracker.statusDetail),
-          estimatedDelivery: tracker.estimatedDelivery,
+          estimatedDelivery: serviceEstimate,
           lastEventAt: tracker.lastEventAt?.toISOString() ?? null,
           lastEventMessage: tracker.lastEventMessage,
           lastEventLocation: tracker.lastEventLocation,
@@ -168,13 +180,16 @@ export async function getShipmentDetail(
   // What was read is stored as a poll stores it (status, history, store updates without duplicates), so
   // the list shows what the timeline shows. A poll holding the row stores its own read instead.
   const lines = await wantedFulfillmentsOf(deps.prisma, shop.id, tracker.id);
-  await storeShipmentRead(deps, { ...tracker, lines, shop }, shipment, new Date(), {
+  const reading = { prisma: deps.prisma, onStored: queueShipmentChanges };
+  const stored = await storeShipmentRead(reading, { ...tracker, lines, shop }, shipment, new Date(), {
     guard: { pollLeaseOwner: null },
   });
+  const live = estimateOf({ ...stored.status, predictedDelivery: stored.predictedDelivery });
+  if (stored.stored) detail.estimate = live;
   detail.shipment = {
     status: shipment.status,
     statusView: statusView(shipment.status, shipment.events.at(-1)?.statusDetail ?? null),
-    estimatedDeliveryDate: shipment.estimatedDeliveryDate,
+    estimatedDeliveryDate: live && !live.predicted ? shipment.estimatedDeliveryDate : null,
     lastEventTime: shipment.lastEventTime,
     shippingService: shipment.shippingService,
     events: shipment.events.map(eventOf),

@@ -150,6 +150,13 @@ export async function startPageApi(): Promise<PageApiHarness> {
         });
         return busy === 0;
       });
+      // The problem sweep too: nothing due an evaluation, nor claimed by a pass (held 5 minutes ahead).
+      await waitFor(`the problem sweep to settle for ${domain}`, async () => {
+        const due = await prisma.tracker.count({
+          where: { shop: { domain }, problemCheckAt: { lte: new Date(Date.now() + 5 * 60_000 + 1_000) } },
+        });
+        return due === 0;
+      });
     },
     expectNoKeyLeaked() {
       for (const key of keys) {
