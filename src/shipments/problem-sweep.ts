@@ -4,7 +4,10 @@ import { insertRows, sqlTimestamp } from '../db/insert-rows.js';
 import { queryRows, SqlParams } from '../db/sql.js';
 import { nowOf } from '../lib/clock.js';
 import type { Logger } from '../logger.js';
+import { transitStartOf } from './delivery-facts.js';
+import { minTransitSamples, transitKeyOf } from './estimates.js';
 import { type Detection, detectProblems, problemRulesOf } from './problems.js';
+import { storedEventsOf } from './status.js';
 
 /**
  * The problem sweep: evaluates the shipments due (`Tracker.problemCheckAt`), opens what is new and closes
@@ -54,6 +57,9 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
       lastEventMessage: true,
       syncedAt: true,
       createdAt: true,
+      provider: true,
+      destinationCountry: true,
+      events: true,
       problemCheckAt: true,
       shop: { select: { timezone: true, problemRules: true } },
       problems: { where: { closedAt: null }, select: { id: true, kind: true, since: true } },
@@ -61,10 +67,15 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
   });
   // Evaluated by another process meanwhile, or made due again by a status change: left to that.
   const claimed = trackers.filter((t) => t.problemCheckAt?.getTime() === claimedUntil.getTime());
+  const usual = await usualTransits(deps.prisma, claimed);
   const detections = claimed.map((tracker) => ({
     tracker,
     detection: detectProblems(
-      tracker,
+      {
+        ...tracker,
+        transitStartedAt: new Date(transitStartOf(storedEventsOf(tracker.events), tracker.createdAt)),
+        usualTransitP90Seconds: usual.get(transitKeyText(transitKeyOf(tracker))) ?? null,
+      },
       { timezone: tracker.shop.timezone, rules: problemRulesOf(tracker.shop.problemRules) },
       now,
     ),
@@ -73,6 +84,26 @@ export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Prom
   if (openedIds.length > 0 && deps.onOpened) await deps.onOpened(deps.prisma, openedIds);
   if (stats.opened + stats.closed > 0) deps.logger.info(stats, 'shipment problems opened and closed');
   return stats;
+}
+
+const transitKeyText = (k: { shopId: string; provider: string; destinationCountry: string }) =>
+  `${k.shopId}\u0000${k.provider}\u0000${k.destinationCountry}`;
+
+/**
+ * The 90th percentile transit of each (shop, carrier, country) of the batch, where it has the samples a
+ * figure needs: one read of TransitStat by primary key for the batch's few keys.
+ */
+async function usualTransits(
+  prisma: DatabaseClient,
+  trackers: ReadonlyArray<{ shopId: string; provider: string; destinationCountry: string | null }>,
+): Promise<Map<string, number>> {
+  const keys = new Map(trackers.map((t) => [transitKeyText(transitKeyOf(t)), transitKeyOf(t)]));
+  if (keys.size === 0) return new Map();
+  const rows = await prisma.transitStat.findMany({
+    where: { OR: [...keys.values()], samples: { gte: minTransitSamples } },
+    select: { shopId: true, provider: true, destinationCountry: true, p90Seconds: true },
+  });
+  return new Map(rows.map((r) => [transitKeyText(r), r.p90Seconds]));
 }
 
 /** Pushes up to `limit` due trackers' check time to `claimedUntil`; returns their ids. */

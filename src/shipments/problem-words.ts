@@ -7,6 +7,7 @@ export const problemKinds = [
   'not_picked_up',
   'stalled',
   'past_estimate',
+  'slower_than_usual',
   'carrier_exception',
   'failed_attempt',
   'on_hold',
@@ -29,6 +30,10 @@ export const problemWords: Record<ProblemKind, { label: string; todo: string }> 
   past_estimate: {
     label: 'Past its estimate',
     todo: 'The estimated delivery day has passed: tell the customer before they ask.',
+  },
+  slower_than_usual: {
+    label: 'Slower than usual',
+    todo: 'In transit longer than 9 in 10 of your parcels with this carrier to this country: check with the carrier.',
   },
   carrier_exception: {
     label: 'Carrier exception',

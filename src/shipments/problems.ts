@@ -28,6 +28,7 @@ export const problemRulesSchema = z
     not_picked_up: waitingRule,
     stalled: waitingRule,
     past_estimate: onOff,
+    slower_than_usual: onOff,
     carrier_exception: onOff,
     failed_attempt: onOff,
     on_hold: onOff,
@@ -89,6 +90,13 @@ export interface ProblemFacts {
   syncedAt: Date | null;
   /** When the tracker was made: the fulfilment's time. */
   createdAt: Date;
+  /** When its transit began: the first carrier scan, else createdAt (src/shipments/delivery-facts.ts). */
+  transitStartedAt?: Date | null;
+  /**
+   * The 90th percentile transit (seconds) of the shop's delivered parcels of the same carrier and country,
+   * when it has the 30 a figure needs (src/shipments/estimates.ts); null: "slower than usual" stays off.
+   */
+  usualTransitP90Seconds?: number | null;
 }
 
 export interface DetectedProblem {
@@ -147,6 +155,15 @@ export function detectProblems(
   else if (group === 'ready_for_pickup') waiting('waiting_pickup', anchor);
   else if (group === 'not_scanned' || group === 'info_received') waiting('not_picked_up', facts.createdAt);
   else waiting('stalled', anchor);
+
+  // Slower than usual: moving for longer than 9 in 10 of the shop's parcels of this carrier and country.
+  const moving = group === 'in_transit' || group === 'out_for_delivery';
+  if (moving && facts.usualTransitP90Seconds && shop.rules.slower_than_usual.on) {
+    const started = (facts.transitStartedAt ?? facts.createdAt).getTime();
+    const slower = new Date(started + facts.usualTransitP90Seconds * 1000);
+    if (slower.getTime() <= now.getTime()) add('slower_than_usual', slower);
+    else deadlines.push(slower);
+  }
 
   // Past its estimate: the estimated day has ended where the shop is, and the parcel is still out.
   const estimate = facts.estimatedDelivery ?? facts.predictedDelivery;

@@ -264,6 +264,9 @@ export const problemRuleWords: Record<ProblemKind, { when: string; days?: string
     days: 'Business days without a new event',
   },
   past_estimate: { when: 'The estimated delivery day has ended and the parcel is still on its way.' },
+  slower_than_usual: {
+    when: 'In transit longer than 9 in 10 of your delivered parcels with the same carrier to the same country (once 30 have been delivered).',
+  },
   carrier_exception: { when: 'The carrier reports an exception, a delay or an undeliverable parcel.' },
   failed_attempt: { when: 'The carrier tried to deliver and could not.' },
   on_hold: { when: 'The carrier holds the parcel (customs, address, payment).' },

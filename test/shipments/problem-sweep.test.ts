@@ -153,4 +153,28 @@ describe('sweepProblems', () => {
     await sweep();
     expect((await problems(tracker.id)).map((p) => p.kind)).toEqual(['carrier_exception']);
   });
+
+  it('slower than usual: from the shop’s transit statistics for the carrier and country', async () => {
+    const { shop, tracker } = await shipment({
+      destinationCountry: 'DE',
+      events: JSON.stringify([{ at: '2026-11-17T09:00:00Z', status: 'in_transit', message: 'Picked up' }]),
+      lastEventAt: at('2026-11-24T08:00:00Z'),
+    });
+    await db.prisma.transitStat.create({
+      data: {
+        shopId: shop.id,
+        provider: 'ups',
+        destinationCountry: 'DE',
+        samples: 40,
+        medianSeconds: 3 * 86_400,
+        p90Seconds: 6 * 86_400,
+        computedAt: now,
+      },
+    });
+    await sweep();
+    // First scan 17 November 09:00 + 6 days: slower than usual since 23 November 09:00.
+    expect((await problems(tracker.id)).map((p) => [p.kind, p.since.toISOString()])).toEqual([
+      ['slower_than_usual', '2026-11-23T09:00:00.000Z'],
+    ]);
+  });
 });

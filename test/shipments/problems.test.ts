@@ -85,6 +85,37 @@ describe('detectProblems', () => {
     ]);
   });
 
+  it('slower than usual: moving longer than the 90th percentile of its carrier and country; off without a figure', () => {
+    // Its first scan 5 days ago; 9 in 10 of the shop's like parcels arrive within 4 days.
+    const moving = facts({ transitStartedAt: daysAgo(5), usualTransitP90Seconds: 4 * 86_400 });
+    const d = detectProblems(moving, shop, now);
+    expect(d.open.map((p) => [p.kind, p.since.toISOString()])).toEqual([
+      ['slower_than_usual', daysAgo(1).toISOString()],
+    ]);
+    // Within the usual time: looked at again when it would be slower.
+    const early = detectProblems(
+      facts({ transitStartedAt: daysAgo(1), usualTransitP90Seconds: 4 * 86_400 }),
+      shop,
+      now,
+    );
+    expect(early.open).toEqual([]);
+    expect(early.nextCheckAt?.toISOString()).toBe(
+      new Date(daysAgo(1).getTime() + 4 * 86_400_000).toISOString(),
+    );
+    // No figure (fewer than 30 delivered), or not moving: never.
+    expect(kinds(facts({ transitStartedAt: daysAgo(50), usualTransitP90Seconds: null }))).toEqual([]);
+    expect(
+      kinds(
+        facts({
+          status: 'available_for_pickup',
+          lastEventAt: daysAgo(1),
+          transitStartedAt: daysAgo(50),
+          usualTransitP90Seconds: 86_400,
+        }),
+      ),
+    ).toEqual([]);
+  });
+
   it('delivered, no longer wanted, or cancelled: none, and why the others close', () => {
     expect(detectProblems(facts({ status: 'delivered' }), shop, now)).toMatchObject({
       open: [],

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NotificationSettingsView } from '../../../src/ui/api/notifications.js';
 import type { ProblemRulesView } from '../../../src/ui/api/problems.js';
+import { problemKinds } from '../../../src/shipments/problem-words.js';
 import { browserSuite } from '../../helpers/browser-suite.js';
 import {
   appBridgeCalls,
@@ -84,7 +85,7 @@ describe('shipment problems', () => {
     expect(words).toMatch(/business days \(Monday to Friday\) in the store’s time zone: Europe\/Paris/);
     expect(words).toMatch(/Switching a kind off closes its open problems/);
     // Every kind is listed, on by default, and the waiting kinds show their days.
-    expect(await section.locator('.problem-rule').count()).toBe(9);
+    expect(await section.locator('.problem-rule').count()).toBe(problemKinds.length);
     for (const label of ['Not picked up', 'Stalled', 'On hold', 'Tracking problem'])
       expect(await page.getByLabel(label, { exact: true }).isChecked()).toBe(true);
     const stalledDays = page.getByLabel('Business days without a new event');
