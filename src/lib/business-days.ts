@@ -1,3 +1,5 @@
+import { wallOf } from './local-time.js';
+
 /**
  * Business days (Monday to Friday) in a shop's time zone, for rules such as "no scan 3 business days after
  * fulfilment": a parcel handed over on Friday evening is not overdue on Monday morning, so a weekend never
@@ -61,32 +63,9 @@ export function endOfLocalDay(date: string, timeZone: string): Date | null {
   return new Date(midnightUtc - offsetMs(new Date(midnightUtc), timeZone));
 }
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** How far the zone's wall clock is ahead of UTC at this instant. */
 function offsetMs(at: Date, timeZone: string): number {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    offsetFormats.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-  );
+  const w = wallOf(at, timeZone);
+  const wall = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
   return wall - Math.floor(at.getTime() / 1000) * 1000;
 }

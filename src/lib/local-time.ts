@@ -29,7 +29,7 @@ function wallFormat(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
-interface Wall {
+export interface Wall {
   year: number;
   month: number;
   day: number;
@@ -39,7 +39,7 @@ interface Wall {
 }
 
 /** What the zone's clock shows at this instant. */
-function wallOf(at: Date, timeZone: string): Wall {
+export function wallOf(at: Date, timeZone: string): Wall {
   const parts = Object.fromEntries(
     wallFormat(timeZone)
       .formatToParts(at)
