@@ -63,6 +63,7 @@ describe('shipmentSnapshot (pure)', () => {
       'pending_trackship',
       'invalid_tracking',
       'invalid_carrier',
+      'exception',
     ]) {
       expect(seen.get(status) ?? 0, status).toBeGreaterThan(0);
     }

@@ -38,7 +38,7 @@ beforeAll(async () => {
   shop = await addShop(app, 'problems');
   await installShop(app, shop.domain);
   let from = 9000;
-  for (const variant of ['on hold', 'failed attempt', 'returned', 'invalid number']) {
+  for (const variant of ['on hold', 'failed attempt', 'returned', 'invalid number', 'exception']) {
     const { n, body } = fulfilmentFollowing(variant, from);
     from = n + 1;
     await shop.send('fulfillments/create', body);
@@ -93,16 +93,24 @@ describe('shipment problems from the service’s statuses', () => {
     );
   });
 
-  it('held at a facility: on hold opens, and closes by itself once the parcel moves on', async () => {
+  it('held at a facility, or an exception on the way: each opens, and closes by itself once the parcel moves on', async () => {
     await app.emulator.control.advanceClock(29 * hour);
     await waitFor('on hold opened', async () =>
       (await open('on hold')).some((p) => p.kind === 'on_hold' && p.closed === null),
     );
-    await app.emulator.control.advanceClock(12 * hour); // out for delivery at about 40 h
+    await app.emulator.control.advanceClock(2 * hour); // about 31 h: the carrier's exception
+    await waitFor('carrier exception opened', async () =>
+      (await open('exception')).some((p) => p.kind === 'carrier_exception' && p.closed === null),
+    );
+    await app.emulator.control.advanceClock(10 * hour); // out for delivery at about 40 h
     await waitFor('on hold closed (moved)', async () =>
       (await open('on hold')).every((p) => p.closed !== null),
     );
     expect((await open('on hold')).find((p) => p.kind === 'on_hold')?.closed).toBe('moved');
+    await waitFor('carrier exception closed (moved)', async () =>
+      (await open('exception')).every((p) => p.closed !== null),
+    );
+    expect((await open('exception')).find((p) => p.kind === 'carrier_exception')?.closed).toBe('moved');
   });
 
   it('a failed attempt opens and closes as delivered; returning to sender stays open', async () => {

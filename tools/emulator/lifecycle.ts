@@ -7,7 +7,7 @@ import { hashString, type Random, seededRandom } from './random.js';
 
 /**
  * The seed's statuses, and the further ones of the service's published reference that a share of trackers
- * take (see lifecycleVariants): failed attempts, holds, pickups, returns, cancelled labels, and the
+ * take (see lifecycleVariants): failed attempts, holds, carrier exceptions, pickups, returns, cancelled labels, and the
  * service's own tracker states.
  */
 export type TrackingStatus = 'pending' | 'pre_transit' | 'in_transit' | 'delivered' | (string & {});
@@ -182,6 +182,8 @@ export const lifecycleVariants: readonly Variant[] = [
     trackerState: { status: 'invalid_tracking', afterMs: 15 * minute },
   },
   { name: 'wrong carrier', cutAfterMs: 0, trackerState: { status: 'invalid_carrier', afterMs: 15 * minute } },
+  // A carrier exception on the way (damaged, then moving again: out for delivery and delivered as usual).
+  { name: 'exception', extra: [extraStep(30 * hour, 'exception', 'Damaged in transit', 'hub')] },
 ];
 
 /** The variant this tracker follows, or null (the plain schedule). */
