@@ -11,12 +11,33 @@ import { storedEventsOf } from '../shipments/status.js';
 import { arrivalEstimateOf, type Estimate } from '../shipments/estimates.js';
 import { customerEmailHash, plausibleEmail } from '../lib/email-hash.js';
 import { type ParcelGroup, parcelGroupOf } from '../shipments/status-table.js';
+import { type Progress, progressOf } from '../shipments/shopper-progress.js';
+
+/** One item of a parcel, as the store's order names it (read at lookup time, never stored). */
+export interface ShopperItem {
+  name: string;
+  variant: string | null;
+  quantity: number;
+  imageUrl: string | null;
+  imageAlt: string | null;
+}
 
 /** What a shopper may see of one parcel: no sync state, no error, nothing but the parcel's story. */
 export interface ShopperParcel {
   trackingNumber: string;
   group: ParcelGroup;
+  /** The journey's step and any trouble on it (src/shipments/shopper-progress.ts). */
+  progress: Progress;
   carrier: string | null;
+  /** The last-mile carrier's own number and name, when the service gave them. */
+  lastMile: { number: string; carrier: string | null } | null;
+  /** When it was delivered (the delivered event's time); null until then. */
+  deliveredAt: string | null;
+  /** The store's order and fulfilment of the parcel (what its items are read by). */
+  orderId: string;
+  fulfillmentId: string;
+  /** Its items from the store's order; null: not known (not asked, the store did not say, or switched off). */
+  items: ShopperItem[] | null;
   /** The carrier's own tracking page, from the store's fulfilment. */
   trackingUrl: string | null;
   /** When it should arrive: the service's estimate, else a predicted one; none once delivered or not followed. */
@@ -77,18 +98,30 @@ function orderKeysToRefresh(lines: readonly ShopperLineRow[]): string[] {
   return [...new Set(keys)];
 }
 
-function parcelOf(line: ShopperLineRow, labels: Map<string, string>): ShopperParcel {
+export function parcelOf(line: ShopperLineRow, labels: Map<string, string>): ShopperParcel {
   const tracker = trackerOf(line);
   const label = tracker ? (labels.get(tracker.provider) ?? null) : null;
+  const events = storedEventsOf(tracker?.events ?? null)
+    .map((e) => ({ at: e.at, message: e.message, location: e.location }))
+    .reverse();
   return {
     trackingNumber: line.trackingNumber,
     group: parcelGroupOf(tracker?.status, tracker?.statusDetail),
+    progress: progressOf(tracker?.status, tracker?.statusDetail, events.length > 0),
     carrier: label ?? line.carrierName,
+    lastMile: tracker?.deliveryNumber
+      ? { number: tracker.deliveryNumber, carrier: tracker.deliveryProvider }
+      : null,
+    deliveredAt:
+      parcelGroupOf(tracker?.status, tracker?.statusDetail) === 'delivered'
+        ? (tracker?.deliveredAt?.toISOString() ?? null)
+        : null,
+    orderId: line.orderId,
+    fulfillmentId: line.fulfillmentId,
+    items: null,
     trackingUrl: line.trackingUrl,
     estimate: tracker ? arrivalEstimateOf(tracker) : null,
-    events: storedEventsOf(tracker?.events ?? null)
-      .map((e) => ({ at: e.at, message: e.message, location: e.location }))
-      .reverse(),
+    events,
     checkedAt: tracker?.statusCheckedAt?.toISOString() ?? null,
   };
 }
@@ -106,7 +139,7 @@ export async function findOrderParcels(
   shopId: string,
   orderNumber: string,
   email: string,
-): Promise<{ orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
+): Promise<{ orderId: string; orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
   const number = orderNumber.trim().replace(/^#/, '').slice(0, 50);
   const hash = customerEmailHash(shopId, plausibleEmail(email) ?? '');
   const fulfillments = await ordersByNameAndEmail(deps.prisma, shopId, [`#${number}`, number], hash);
@@ -119,7 +152,28 @@ export async function findOrderParcels(
   );
   const labels = await providerLabels(deps.carriers, lines);
   return {
+    orderId: fulfillments[0]!.orderId,
     orderName: fulfillments[0]!.orderName ?? `#${number}`,
+    parcels: lines.map((l) => parcelOf(l, labels)),
+    orderKeys: orderKeysToRefresh(lines),
+  };
+}
+
+/**
+ * One order's parcels by its id, for a signed share link (src/proxy/view-link.ts): the link stands for the
+ * e-mail. Null when the shop holds no wanted parcel of the order (any more).
+ */
+export async function findOrderParcelsById(
+  deps: { prisma: DatabaseClient; carriers: CarrierRepository },
+  shopId: string,
+  orderId: string,
+): Promise<{ orderId: string; orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
+  const lines = await linesOfOrders(deps.prisma, shopId, [orderId], orderParcelsShown);
+  if (lines.length === 0) return null;
+  const labels = await providerLabels(deps.carriers, lines);
+  return {
+    orderId,
+    orderName: lines[0]!.orderName ?? `#${orderId}`,
     parcels: lines.map((l) => parcelOf(l, labels)),
     orderKeys: orderKeysToRefresh(lines),
   };

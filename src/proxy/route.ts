@@ -9,11 +9,16 @@ import type { CustomerOrders } from './customer-orders.js';
 import {
   findCustomerOrderParcels,
   findOrderParcels,
+  findOrderParcelsById,
   findParcelByNumber,
   lookupNumberMaxLength,
+  type ShopperItem,
+  type ShopperParcel,
 } from './lookup.js';
 import { proxyLocale, proxyMessages } from './messages.js';
-import { type ProxyPage, renderProxyPage } from './render.js';
+import { type ProxyPage, proxyPagePolicy, renderProxyPage } from './render.js';
+import { readTrackingPageSettings } from '../shops/tracking-page-settings.js';
+import { checkViewToken, viewToken, type ViewTarget } from './view-link.js';
 import type { LookupLimiter, Visitor } from './lookup-limits.js';
 import { trackingPageLookups } from '../observability/metrics.js';
 import type { OrderRefresher } from './refresh.js';
@@ -28,12 +33,25 @@ export interface ProxyDeps {
   refresher?: OrderRefresher;
   /** A logged-in customer's recent orders, asked of the store; none: such customers see the form only. */
   customerOrders?: CustomerOrders;
+  /** The items of orders' fulfilments, asked of the store (src/shopify/order-details.ts); none: no items. */
+  orderItems?: OrderItemsSource;
   /** Failed lookups per visitor and per shop, shared by every process (src/proxy/lookup-limits.ts). */
   limiter: LookupLimiter;
   /** The app's secret, which the platform signs proxy requests with. */
   apiSecret: string;
   now?: () => number;
 }
+
+/** What the page needs of the store's orders: each fulfilment's items (never stored). */
+export interface OrderItemsSource {
+  read(
+    shopDomain: string,
+    orderIds: readonly string[],
+  ): Promise<ReadonlyMap<string, { fulfillments: ReadonlyMap<string, ShopperItem[]> }> | null>;
+}
+
+/** At most this many orders' items are asked of the store for one page. */
+const ordersWithItems = 5;
 
 /**
  * GET /proxy: the shopper's tracking page, reached through the store's app proxy. Every request is
@@ -61,6 +79,7 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       return;
     }
     const first = (name: string) => verified.params.get(name)?.[0] ?? null;
+    const now = (deps.now ?? Date.now)();
     const locale = proxyLocale(first('locale'), req.get('accept-language') ?? null);
     const tracking = truncateText((first('tracking') ?? '').trim(), lookupNumberMaxLength);
     const prefix = first('path_prefix');
@@ -72,6 +91,9 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       order: truncateText((first('order') ?? '').trim(), 50),
       html: first('format') === 'html',
       localeParam: first('locale') ? locale : null,
+      settings: await readTrackingPageSettings(deps.prisma, shop.id),
+      contactEmail: shop.contactEmail,
+      timeZone: shop.timezone,
       result: { kind: 'none' },
     };
     // A value the database cannot take (a NUL) is refused as a page naming the field: nothing is counted
@@ -86,7 +108,9 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
     // Counted for the merchant's Overview (a lookup answered, found or not; a customer's orders shown).
     const countLookup = () => countTrackingPageLookup(deps.prisma, shop.id);
     const email = first('email');
-    const looksUp = page.order !== '' || email !== null || tracking !== '';
+    // A share link (src/proxy/view-link.ts) stands for the lookup it was made from, e-mail included.
+    const view = page.order === '' && email === null && tracking === '' ? first('view') : null;
+    const looksUp = page.order !== '' || email !== null || tracking !== '' || view !== null;
     let visitor: Visitor | null = null;
     if (looksUp) {
       // The shopper's address as the platform's proxy appended it, behind the hops TRUST_PROXY names.
@@ -121,17 +145,51 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
         page.result = { kind: 'customer', orders: found!.orders };
         await countLookup();
       }
+    } else if (view !== null) {
+      const checked = checkViewToken(deps.apiSecret, shop.id, view, now);
+      if (!checked.ok) page.result = { kind: 'expired' };
+      else if (checked.target.kind === 'parcel') {
+        const number = checked.target.trackingNumber;
+        const found = await fresh(() => findParcelByNumber(deps, shop.id, number));
+        page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'expired' };
+      } else {
+        const orderId = checked.target.orderId;
+        const found = await fresh(() => findOrderParcelsById(deps, shop.id, orderId));
+        page.result = found
+          ? { kind: 'order', orderName: found.orderName, parcels: found.parcels }
+          : { kind: 'expired' };
+      }
     } else if (page.order !== '' || email !== null) {
       const found = await fresh(() => findOrderParcels(deps, shop.id, page.order, email ?? ''));
       page.result = found
         ? { kind: 'order', orderName: found.orderName, parcels: found.parcels }
         : { kind: 'not_found' };
+      if (found)
+        page.share = shareLink(deps.apiSecret, shop.id, { kind: 'order', orderId: found.orderId }, page, now);
     } else if (tracking !== '') {
       const found = await fresh(() => findParcelByNumber(deps, shop.id, tracking));
       page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'not_found' };
     }
+    if (page.result.kind === 'parcel')
+      page.share = shareLink(
+        deps.apiSecret,
+        shop.id,
+        { kind: 'parcel', trackingNumber: page.result.parcel.trackingNumber },
+        page,
+        now,
+      );
+    // An order view opened from a share link shares itself again.
+    if (view !== null && page.result.kind === 'order' && page.result.parcels[0])
+      page.share = shareLink(
+        deps.apiSecret,
+        shop.id,
+        { kind: 'order', orderId: page.result.parcels[0].orderId },
+        page,
+        now,
+      );
+    if (page.settings!.show.items && deps.orderItems) await addItems(deps.orderItems, shop.domain, page);
     if (visitor) {
-      const found = page.result.kind !== 'not_found';
+      const found = page.result.kind !== 'not_found' && page.result.kind !== 'expired';
       trackingPageLookups.inc({ outcome: found ? 'found' : 'not_found' });
       if (!found) await deps.limiter.failed(visitor);
     }
@@ -139,13 +197,44 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
   };
 }
 
+/** The answer's share link, on the page's own path, in its language and mode. */
+function shareLink(apiSecret: string, shopId: string, target: ViewTarget, page: ProxyPage, now: number) {
+  const token = viewToken(apiSecret, shopId, target, now);
+  const checked = checkViewToken(apiSecret, shopId, token, now);
+  const params = new URLSearchParams({ view: token });
+  if (page.localeParam) params.set('locale', page.localeParam);
+  if (page.html) params.set('format', 'html');
+  return {
+    href: `${page.action}?${params.toString()}`,
+    validUntil: checked.ok ? checked.expiresAt.toISOString().slice(0, 10) : '',
+  };
+}
+
+/** The parcels the page shows, whatever the answer. */
+function parcelsOf(result: ProxyPage['result']): ShopperParcel[] {
+  if (result.kind === 'parcel') return [result.parcel];
+  if (result.kind === 'order') return result.parcels;
+  if (result.kind === 'customer') return result.orders.flatMap((o) => o.parcels);
+  return [];
+}
+
+/**
+ * Each parcel's items from its store order (one call for the page's orders, kept briefly, waited for a
+ * short while): a store that cannot say, or a shop without the scope, leaves the parcels without items.
+ */
+async function addItems(source: OrderItemsSource, shopDomain: string, page: ProxyPage): Promise<void> {
+  const parcels = parcelsOf(page.result);
+  const orderIds = [...new Set(parcels.map((p) => p.orderId))].slice(0, ordersWithItems);
+  if (orderIds.length === 0) return;
+  const details = await source.read(shopDomain, orderIds).catch(() => null);
+  if (!details) return;
+  for (const parcel of parcels)
+    parcel.items = details.get(parcel.orderId)?.fulfillments.get(parcel.fulfillmentId) ?? null;
+}
+
 function sendPage(res: Response, page: ProxyPage, status: number): void {
-  // The whole document loads nothing and runs nothing: its own styles, a form back to the store.
-  if (page.html)
-    res.setHeader(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    );
+  // The whole document loads only the items' pictures and runs only its copy button's script.
+  if (page.html) res.setHeader('Content-Security-Policy', proxyPagePolicy);
   res
     .status(status)
     .type(page.html ? 'text/html; charset=utf-8' : 'application/liquid; charset=utf-8')
@@ -154,6 +243,7 @@ function sendPage(res: Response, page: ProxyPage, status: number): void {
 
 /** Parameters the page reads, named when refused; any other is only "parameter" (no text of the URL's). */
 const namedParameters = new Set([
+  'view',
   'tracking',
   'order',
   'email',

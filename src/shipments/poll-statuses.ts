@@ -445,6 +445,13 @@ export async function storeShipmentRead(
             lastEventLocation: status.lastEventLocation,
             events: JSON.stringify(status.events),
           }),
+      // The last-mile carrier's number, shown to the shopper; a read without one keeps the stored one.
+      ...(shipment.deliveryNumber
+        ? {
+            deliveryNumber: shipment.deliveryNumber.slice(0, 100),
+            deliveryProvider: shipment.deliveryProvider?.slice(0, 100) ?? null,
+          }
+        : {}),
       statusCheckedAt: now,
       // Its problems are looked at again (src/shipments/problem-sweep.ts).
       problemCheckAt: now,

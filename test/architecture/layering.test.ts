@@ -18,7 +18,8 @@ export const floors: ReadonlyArray<{ name: string; folders: readonly string[]; o
     folders: ['shopify', 'flow', 'webhooks', 'status-pushes', 'notifications', 'jobs'],
     ordered: true,
   },
-  { name: 'the edges: the pages, their routes, the CLI', folders: ['proxy', 'ui', 'cli'] },
+  // Ordered: the admin's pages preview the shoppers' page with its own renderer; never the other way.
+  { name: 'the edges: the pages, their routes, the CLI', folders: ['proxy', 'ui', 'cli'], ordered: true },
   { name: 'the composition root', folders: ['app'] },
 ];
 

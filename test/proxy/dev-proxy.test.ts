@@ -114,7 +114,7 @@ describe('the dev app proxy (GET /apps/track)', () => {
       ['format', 'path_prefix', 'shop', 'signature', 'timestamp', 'tracking'].sort(),
     );
     expect(proxyParams(signed!).get('tracking')).toEqual(['1Z1']);
-    expect(devProxyParameters).toEqual(['tracking', 'order', 'email', 'locale', 'format']);
+    expect(devProxyParameters).toEqual(['tracking', 'order', 'email', 'view', 'locale', 'format']);
   });
 
   it('why "=" matters: a signed order=1shop=…t= re-splits into another shop’s request', () => {

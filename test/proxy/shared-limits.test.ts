@@ -119,7 +119,7 @@ describe('the tracking page’s limits, shared by two web processes', () => {
     for (let i = 0; i < 3; i++) {
       const page = await lookup(i, visitor, { tracking: `NOPE${i}` });
       expect(page.status).toBe(200);
-      expect(page.body).toContain('tracksync-not-found');
+      expect(page.body).toContain('ts-not-found');
     }
     // The fourth is answered and holds the visitor back, on either process, however it is spoofed.
     expect((await lookup(1, visitor, { tracking: 'NOPE3' })).status).toBe(200);
@@ -156,7 +156,7 @@ describe('the tracking page’s limits, shared by two web processes', () => {
       expect(byOrder.body).toContain('1Z999AA10123456784');
       const byNumber = await lookup(n, `192.0.2.${50 + n}`, { tracking: '1Z999AA10123456784' });
       expect(byNumber.status).toBe(200);
-      expect(byNumber.body).not.toContain('tracksync-not-found');
+      expect(byNumber.body).not.toContain('ts-not-found');
     }
     // Under attack one failure is the allowance: a guesser's second gets its answer, the third waits.
     expect((await lookup(0, '198.18.0.1', { order: '9999', email: 'again@example.com' })).status).toBe(200);
@@ -186,7 +186,7 @@ describe('the tracking page’s limits, shared by two web processes', () => {
     );
     // Every shopper answered, from stored data where the budget was spent.
     expect(pages.map((p) => p.status)).toEqual(Array(8).fill(200));
-    expect(pages.every((p) => !p.body.includes('tracksync-not-found'))).toBe(true);
+    expect(pages.every((p) => !p.body.includes('ts-not-found'))).toBe(true);
     expect(await other.calls('by-order-id')).toHaveLength(3);
   });
 

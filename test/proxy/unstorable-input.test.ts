@@ -76,7 +76,7 @@ describe('GET /proxy with a NUL in a value', () => {
       expect(page.status, JSON.stringify(params)).toBe(400);
       expect(page.type).toBe('application/liquid; charset=utf-8');
       expect(page.body).toContain(`${label}:`);
-      expect(page.body).toContain('<form class="tracksync-form"');
+      expect(page.body).toContain('<form class="ts-form"');
       // The refused value is never written back into the page.
       expect(page.body).not.toContain('\u0000');
     }

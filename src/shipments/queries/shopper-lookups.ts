@@ -9,6 +9,7 @@ import type { Shop } from '../../generated/sqlite/client.js';
  *    TrackingLine (shopId, orderId);
  *  - a logged-in customer's orders: TrackingLine (shopId, orderId);
  *  - an order's trackers for a refresh: Tracker (shopId, orderKey);
+ *  - one fulfilment's parcels (the order status extension): TrackingLine (shopId, fulfillmentId, …);
  *  - the lines' trackers by primary key, the shop by its domain (unique).
  * Only the columns the page shows are read.
  */
@@ -24,10 +25,14 @@ const trackerColumns = {
   predictedDelivery: true,
   events: true,
   statusCheckedAt: true,
+  deliveredAt: true,
+  deliveryNumber: true,
+  deliveryProvider: true,
 } as const;
 
 const lineColumns = {
   id: true,
+  fulfillmentId: true,
   orderId: true,
   orderName: true,
   trackingNumber: true,
@@ -39,6 +44,7 @@ const lineColumns = {
 
 export interface ShopperLineRow {
   id: string;
+  fulfillmentId: string;
   orderId: string;
   orderName: string | null;
   trackingNumber: string;
@@ -55,6 +61,9 @@ export interface ShopperLineRow {
     predictedDelivery: string | null;
     events: string | null;
     statusCheckedAt: Date | null;
+    deliveredAt: Date | null;
+    deliveryNumber: string | null;
+    deliveryProvider: string | null;
   } | null;
 }
 
@@ -114,6 +123,24 @@ export function linesOfOrders(
   if (orderIds.length === 0) return Promise.resolve([]);
   return prisma.trackingLine.findMany({
     where: { shopId, orderId: { in: [...new Set(orderIds)] }, active: true },
+    select: lineColumns,
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take,
+  });
+}
+
+/**
+ * The wanted lines of one fulfilment, oldest first, at most `take`: the order status extension's parcels
+ * (the unique key (shopId, fulfillmentId, trackingNumber) serves it).
+ */
+export function linesOfFulfillment(
+  prisma: DatabaseClient,
+  shopId: string,
+  fulfillmentId: string,
+  take: number,
+): Promise<ShopperLineRow[]> {
+  return prisma.trackingLine.findMany({
+    where: { shopId, fulfillmentId, active: true },
     select: lineColumns,
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     take,
