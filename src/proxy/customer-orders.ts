@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createBriefCache } from '../lib/brief-cache.js';
 import type { Logger } from '../logger.js';
 import type { StoreAdmin } from '../shopify/admin-graphql.js';
 
@@ -7,7 +8,8 @@ import type { StoreAdmin } from '../shopify/admin-graphql.js';
  * names the customer (`logged_in_customer_id`, inside the signed proxy request); which orders are theirs is
  * asked of the store (Admin GraphQL `orders` filtered by `customer_id`, scope read_orders), not kept here:
  * the app stores no customer ids. Answers are kept a minute per customer and shared by requests at the
- * same moment; the page waits at most `waitMs` and otherwise shows the lookup form.
+ * same moment (src/lib/brief-cache.ts); the page waits at most `waitMs` and otherwise shows the lookup form;
+ * a failed answer is not kept.
  */
 
 export const recentOrdersShown = 5;
@@ -51,8 +53,12 @@ const customerIdPattern = /^\d{1,20}$/;
 const maxCached = 5_000;
 
 export function createCustomerOrders(deps: CustomerOrdersDeps): CustomerOrders {
-  const now = deps.now ?? Date.now;
-  const cache = new Map<string, { at: number; until: number; orders: Promise<RecentOrder[] | null> }>();
+  const cache = createBriefCache<RecentOrder[]>({
+    keepMs: deps.cacheMs ?? 60_000,
+    waitMs: deps.waitMs ?? 2_000,
+    maxEntries: maxCached,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
 
   async function ask(shopDomain: string, customerId: string): Promise<RecentOrder[] | null> {
     const result = await deps.admin.request(shopDomain, CUSTOMER_ORDERS_QUERY, {
@@ -73,28 +79,7 @@ export function createCustomerOrders(deps: CustomerOrdersDeps): CustomerOrders {
   return {
     async recent(shopDomain, customerId, notBefore) {
       if (!customerIdPattern.test(customerId)) return null;
-      const key = `${shopDomain}:${customerId}`;
-      let entry = cache.get(key);
-      if (!entry || entry.until <= now() || (notBefore && entry.at <= notBefore.getTime())) {
-        const orders = ask(shopDomain, customerId).catch(() => null);
-        entry = { at: now(), until: now() + (deps.cacheMs ?? 60_000), orders };
-        cache.delete(key);
-        cache.set(key, entry);
-        // A failed answer is not kept: the next request asks again.
-        void orders.then((list) => {
-          if (list === null && cache.get(key) === entry) cache.delete(key);
-        });
-        if (cache.size > maxCached) cache.delete(cache.keys().next().value!);
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        entry.orders,
-        new Promise<null>((resolve) => {
-          timer = setTimeout(() => resolve(null), deps.waitMs ?? 2_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      return waited;
+      return cache.get(`${shopDomain}:${customerId}`, () => ask(shopDomain, customerId), notBefore);
     },
   };
 }

@@ -4,6 +4,7 @@ import { createTracker } from '../helpers/factories.js';
 import { clientAddress, signedProxyQuery } from '../helpers/proxy.js';
 import { deliver, fixture } from '../helpers/webhooks.js';
 import { installShop } from '../helpers/install.js';
+import { viewToken } from '../../src/proxy/view-link.js';
 
 /**
  * GET /proxy against the real app: the shopper's tracking page through the store's app proxy. Requests
@@ -94,9 +95,7 @@ describe('GET /proxy', () => {
     expect(page.status).toBe(200);
     expect(page.type).toBe('application/liquid; charset=utf-8');
     expect(page.res.headers.get('cache-control')).toBe('no-store');
-    expect(page.body).toContain(
-      '<form class="ts-form" method="get" action="/apps/track" role="search">',
-    );
+    expect(page.body).toContain('<form class="ts-form" method="get" action="/apps/track" role="search">');
     expect(page.body).toContain('<label for="ts-tracking">Tracking number</label>');
     expect(page.body).not.toContain('<script');
   });
@@ -242,5 +241,54 @@ describe('GET /proxy', () => {
     expect((await get({ tracking: 'LIMIT-OTHER' })).status).toBe(200);
     // Showing the form is not a lookup.
     expect((await get({}, visitor)).status).toBe(200);
+  });
+
+  it('a share link opens its view without the e-mail; a changed, expired or other shop’s link opens nothing and counts as a failure', async () => {
+    const parcel = await get({ tracking: '1ZPROXY0000000001', format: 'html' });
+    const href = /<a href="([^"]+)">Link to this page<\/a>/.exec(parcel.body)![1]!.replaceAll('&amp;', '&');
+    const shared = new URL(href, 'http://x').searchParams;
+    expect([...shared.keys()]).toEqual(['view', 'format']);
+    const opened = await get(Object.fromEntries(shared));
+    expect(opened.body).toContain('<dd>1ZPROXY0000000001');
+    expect(opened.res.headers.get('content-security-policy')).toContain("script-src 'sha256-");
+    // By order and e-mail: the order's link.
+    await fulfilUpsOrder();
+    const order = await get({ order: '#1001', email: 'Jane.Doe@example.com' });
+    const orderView = /\?view=([\w.-]+)/.exec(order.body)![1]!;
+    expect((await get({ view: orderView })).body).toContain('<h2>Order #1001</h2>');
+    const address = '203.0.113.91';
+    const visitor = { headers: { 'x-forwarded-for': address } };
+    const view = shared.get('view')!;
+    const refused = [
+      `${view.slice(0, -2)}xx`,
+      viewToken(
+        TEST_SECRET,
+        shopId,
+        { kind: 'parcel', trackingNumber: '1ZPROXY0000000001' },
+        Date.now() - 61 * 86_400_000,
+      ),
+      viewToken(
+        TEST_SECRET,
+        'another-shop-id',
+        { kind: 'parcel', trackingNumber: '1ZPROXY0000000001' },
+        Date.now(),
+      ),
+      viewToken(
+        'another-secret',
+        shopId,
+        { kind: 'parcel', trackingNumber: '1ZPROXY0000000001' },
+        Date.now(),
+      ),
+      viewToken(TEST_SECRET, shopId, { kind: 'parcel', trackingNumber: 'NOT-A-PARCEL' }, Date.now()),
+    ];
+    for (const token of refused) {
+      const page = await get({ view: token }, visitor);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('This link has expired.');
+      expect(page.body).not.toContain('1ZPROXY0000000001</dd>');
+    }
+    // Five failures are the allowance; the sixth holds the visitor back, whatever it asks next.
+    expect((await get({ view: refused[0]! }, visitor)).status).toBe(200);
+    expect((await get({ view }, visitor)).status).toBe(429);
   });
 });

@@ -104,6 +104,29 @@ beforeAll(async () => {
     'the fulfilment recorded',
     async () => (await app.database.prisma.trackingLine.count()) === 2,
   );
+  // The order as the store holds it: the fulfilment's items (pictures left out: the test page loads nothing
+  // from elsewhere; test/proxy/render.test.ts writes them).
+  app.store.setOrders(domain, [
+    {
+      legacyResourceId: '6120000000002',
+      name: '#1002',
+      cancelledAt: null,
+      shippingAddress: null,
+      fulfillments: [
+        {
+          legacyResourceId: '5521012345690',
+          status: 'SUCCESS',
+          createdAt: null,
+          updatedAt: null,
+          trackingInfo: [],
+          lineItems: [
+            { title: 'Desk Lamp', variantTitle: 'Brass', quantity: 1 },
+            { title: 'Bulb Pack', variantTitle: null, quantity: 2 },
+          ],
+        },
+      ],
+    },
+  ]);
   const inThreeDays = new Date(Date.now() + 3 * 24 * hour).toISOString().slice(0, 10);
   await setParcel('1234567890', 'in_transit', {
     estimatedDelivery: inThreeDays,
@@ -166,6 +189,11 @@ describe('the shoppers’ tracking page', () => {
     expect(await first.locator('[aria-current="step"]').innerText()).toBe('In transit');
     expect(await first.locator('.ts-steps .ts-done').allInnerTexts()).toEqual(['Ordered', 'Shipped']);
     expect(await first.getByText('DE-LOCAL-778899').count()).toBe(1);
+    // The parcel's items, from the store's order.
+    expect(await first.locator('.ts-items li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Desk Lamp\s+Brass\s+Quantity: 1$/),
+      expect.stringMatching(/^Bulb Pack\s+Quantity: 2$/),
+    ]);
     const second = cards.filter({ hasText: '1234567891' });
     expect(await second.getByRole('heading', { level: 3 }).innerText()).toMatch(
       /^Delivered on \w+day, \d+ \w+$/,

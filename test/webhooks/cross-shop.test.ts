@@ -100,7 +100,7 @@ describe('a fulfilment is proven to belong to the shop before anything is applie
     const page = await fetch(
       `${app.url}/proxy?${signedProxyQuery({ shop: b.domain, order: '1001', email: 'jane.doe@example.com' }, TEST_SECRET)}`,
     );
-    expect(await page.text()).toContain('tracksync-not-found');
+    expect(await page.text()).toContain('ts-not-found');
 
     // The stranger: no shop row; the delivery ignored, with the reason.
     expect(await app.database.prisma.shop.count({ where: { domain: 'never-installed.myshopify.com' } })).toBe(

@@ -28,18 +28,28 @@ import { appScopes } from '../../src/shopify/api.js';
  *   `first`, `sortKey: HAPPENED_AT|ID` and `reverse`; an unknown fulfilment is `null`;
  * - `nodes(ids:) { ... on Fulfillment { id } }` (scope read_fulfillments): the fulfilments the store holds
  *   (those the test declared, or every one asked about when none were declared), `null` for the others;
+ * - `nodes(ids:) { ... on Order { ... } }` (scope read_orders), the tracking page's order details
+ *   (src/shopify/order-details.ts): each order the store holds with its customer (`customerId`), its
+ *   fulfilments' ids (an aliased `fulfillments(first:) { id }`) and, for the first `fulfillments(first:)`,
+ *   their line items as the test gave them (`lineItems`, title, variant, quantity, image), honouring every
+ *   `first:` (a number or a variable); `null` for an order it does not hold; a malformed Order GID is a
+ *   top-level error, and a requested cost over 1000 is refused with MAX_COST_EXCEEDED, as the real API
+ *   refuses it before running the query (objects 1, connections 2 + first × their nodes, lists first ×
+ *   their items);
  * - `flowTriggerReceive(handle:, payload:)` (scope read_orders: the app's triggers carry an order reference):
  *   the handle must be a string and the payload a JSON object under 50 000 bytes, and, once a test declared
  *   the app's triggers (`setFlowTriggers`), the handle one of them and the payload exactly its fields;
  *   otherwise userErrors, as the platform refuses a trigger it cannot run. Each accepted one is recorded per
  *   store (`flowTriggers`).
  *
- * Scopes are those of the access token (tests grant them; any other token has the app's scopes). A write
- * scope implies its read scope, as on the platform. A missing scope is a GraphQL error with
- * `extensions.code: ACCESS_DENIED` and the field null, HTTP 200, as the real API answers.
+ * Scopes are those of the access token (tests grant them; any other token has the app's scopes), less those
+ * a test took from the store (`denyScopes`). A write scope implies its read scope, as on the platform. A
+ * missing scope is a GraphQL error with `extensions.code: ACCESS_DENIED` and the field null, HTTP 200, as
+ * the real API answers.
  *
  * Failures can be injected per store: HTTP errors and throttling before anything is applied, a dropped
- * connection, or "apply then fail" (the event is recorded, the answer is a 500 or a dropped connection).
+ * connection, "apply then fail" (the event is recorded, the answer is a 500 or a dropped connection), or a
+ * slow answer.
  */
 
 export interface OrdersCall {
@@ -57,6 +67,7 @@ export type AdminOperation =
   | 'fulfillmentEvents'
   | 'fulfillmentTrackingInfoUpdate'
   | 'fulfillmentNodes'
+  | 'orderDetails'
   | 'shopProfile'
   | 'flowTriggerReceive'
   | 'unknown';
@@ -87,8 +98,25 @@ export interface FakeFlowTriggerDefinition {
   fields: readonly string[];
 }
 
-/** An order the fake store holds: the backfill's shape, and whose customer it is. */
-export type FakeOrder = GraphqlOrder & { customerId?: string | null };
+/** A line item of a fulfilment, as the store's order details answer it. */
+export interface FakeLineItem {
+  /** The product's title (LineItem.title). */
+  title: string;
+  variantTitle?: string | null;
+  /** How many of it the fulfilment holds (FulfillmentLineItem.quantity). */
+  quantity: number | null;
+  /** The variant's image, its URL answered as given. */
+  image?: { url: string; altText?: string | null } | null;
+}
+
+/** A fulfilment the fake store holds: the backfill's shape, and its line items (none when left out). */
+export type FakeFulfillment = GraphqlOrder['fulfillments'][number] & { lineItems?: FakeLineItem[] };
+
+/** An order the fake store holds: the backfill's shape, whose customer it is, its fulfilments' items. */
+export type FakeOrder = Omit<GraphqlOrder, 'fulfillments'> & {
+  customerId?: string | null;
+  fulfillments: FakeFulfillment[];
+};
 
 /** Any request the fake received. */
 export interface AdminCall {
@@ -123,13 +151,15 @@ export interface FakeFulfillmentEvent {
  * - `http`: that HTTP status (429 gets a Retry-After), nothing applied;
  * - `throttled`: HTTP 200 with a THROTTLED GraphQL error, nothing applied;
  * - `drop`: the connection is closed with no answer, nothing applied;
- * - `applyThenFail`: the call is carried out (the event is recorded), then answered 500 or dropped.
+ * - `applyThenFail`: the call is carried out (the event is recorded), then answered 500 or dropped;
+ * - `slow`: answered as usual, `ms` later.
  */
 export type InjectedFailure =
   | { kind: 'http'; status: number; body?: unknown }
   | { kind: 'throttled' }
   | { kind: 'drop' }
-  | { kind: 'applyThenFail'; answer?: 'http500' | 'drop' };
+  | { kind: 'applyThenFail'; answer?: 'http500' | 'drop' }
+  | { kind: 'slow'; ms: number };
 
 export interface FakeAdminGraphql {
   /** Every orders query asked, in order. */
@@ -152,6 +182,7 @@ export interface FakeAdminGraphql {
         | 'fulfillmentEvents'
         | 'fulfillmentTrackingInfoUpdate'
         | 'fulfillmentNodes'
+        | 'orderDetails'
         | 'shopProfile'
         | 'flowTriggerReceive';
       times?: number;
@@ -159,6 +190,11 @@ export interface FakeAdminGraphql {
   ): void;
   /** The scopes an access token was granted (default: the app's scopes). */
   grantScopes(accessToken: string, scopes: string[]): void;
+  /**
+   * Takes scopes from every token of a store (a write scope goes with its read scope): its calls that need
+   * one get ACCESS_DENIED. An empty list gives them back.
+   */
+  denyScopes(shop: string, scopes: string[]): void;
   /**
    * Declares the fulfilments a store holds (numeric ids or GIDs); from then on any other is unknown to it.
    * Without a declaration every well-formed Fulfillment GID is taken as known.
@@ -230,6 +266,7 @@ function platformTime(date: Date): string {
 }
 
 function operationOf(query: string): AdminOperation {
+  if (/\bnodes\s*\(\s*ids\s*:/.test(query) && /\.\.\.\s*on\s+Order\b/.test(query)) return 'orderDetails';
   if (/\bfulfillmentEventCreate\s*\(/.test(query)) return 'fulfillmentEventCreate';
   if (/\bflowTriggerReceive\s*\(/.test(query)) return 'flowTriggerReceive';
   if (/\bnodes\s*\(\s*ids\s*:/.test(query) && /\.\.\.\s*on\s+Fulfillment\b/.test(query))
@@ -250,6 +287,7 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   fulfillmentEventCreate: 'write_fulfillments',
   fulfillmentEvents: 'read_fulfillments',
   fulfillmentNodes: 'read_fulfillments',
+  orderDetails: 'read_orders',
   // The shop object needs no scope beyond the install.
   shopProfile: '',
   // (Or write_assigned_ / write_third_party_fulfillment_orders, which this app does not ask for.)
@@ -258,6 +296,31 @@ const requiredScope: Record<Exclude<AdminOperation, 'unknown'>, string> = {
   // (an order reference: read_orders), and every trigger of this app carries one but the balance's.
   flowTriggerReceive: 'read_orders',
 };
+
+/** A connection's or list's `first:` in a query: a number, or a variable's value; null when absent. */
+function firstOf(argumentText: string | undefined, variables: Record<string, unknown>): number | null {
+  const value = /\bfirst\s*:\s*(\$\w+|\d+)/.exec(argumentText ?? '')?.[1];
+  if (value === undefined) return null;
+  const n = value.startsWith('$') ? variables[value.slice(1)] : Number(value);
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/** The real API's refusal of a query whose requested cost is over its single-query limit. */
+function maxCostExceeded(cost: number) {
+  return {
+    errors: [
+      {
+        message: `Query cost is ${cost}, which exceeds the single query max cost limit (1000).`,
+        extensions: {
+          code: 'MAX_COST_EXCEEDED',
+          cost,
+          maxCost: 1000,
+          documentation: 'https://shopify.dev/api/usage/rate-limits',
+        },
+      },
+    ],
+  };
+}
 
 /** A write scope implies its read scope. */
 function hasScope(granted: readonly string[], scope: string): boolean {
@@ -318,6 +381,7 @@ export async function startFakeAdminGraphql(
     Array<{ failure: InjectedFailure; operation: AdminOperation; times: number }>
   >();
   const scopes = new Map<string, string[]>();
+  const deniedScopes = new Map<string, Set<string>>();
   const fulfillments = new Map<string, Set<string>>();
   const events = new Map<string, FakeFulfillmentEvent[]>();
   const trackingInfos = new Map<string, FakeTrackingInfo>();
@@ -348,6 +412,7 @@ export async function startFakeAdminGraphql(
       eventFailures.set(shop, list);
     },
     grantScopes: (accessToken, list) => scopes.set(accessToken, [...list]),
+    denyScopes: (shop, list) => deniedScopes.set(shop, new Set(list)),
     setFlowTriggers: (definitions) => {
       flowDefinitions = new Map(definitions.map((d) => [d.handle, new Set(d.fields)]));
     },
@@ -661,9 +726,92 @@ export async function startFakeAdminGraphql(
     };
   }
 
+  /**
+   * nodes(ids:) { ... on Order { id customer { id } <alias>: fulfillments(first:) { id }
+   * fulfillments(first:) { id fulfillmentLineItems(first:) { nodes { quantity lineItem { ... } } } } } }
+   */
+  function orderDetails(shop: string, query: string, variables: Record<string, unknown>): unknown {
+    const ids: unknown[] = Array.isArray(variables.ids) ? variables.ids : [];
+    const bad = ids.findIndex((id) => typeof id !== 'string' || !/^gid:\/\/shopify\/Order\/\d+$/.test(id));
+    if (bad >= 0) {
+      return invalidVariable('ids', '[ID!]!', ids, [String(bad)], `Invalid global id '${String(ids[bad])}'`);
+    }
+    // Every fulfilment's id under an alias, and the fulfilments read with their items.
+    const listed = /(\w+)\s*:\s*fulfillments\s*\(([^)]*)\)\s*\{\s*id\s*\}/.exec(query);
+    const rest = listed ? query.replace(listed[0], '') : query;
+    const detailed = /\bfulfillments\s*\(([^)]*)\)/.exec(rest);
+    const items = /\bfulfillmentLineItems\s*\(([^)]*)\)/.exec(rest);
+    const itemsFirst = items ? firstOf(items[1], variables) : 0;
+    if (itemsFirst === null) {
+      return {
+        errors: [
+          { message: 'you must provide one of first or last', path: ['nodes', 'fulfillmentLineItems'] },
+        ],
+      };
+    }
+    // The requested cost, as the real API reckons it before running the query (lists without `first`:
+    // counted as 250).
+    const listedFirst = listed ? (firstOf(listed[2], variables) ?? 250) : 0;
+    const detailedFirst = detailed ? (firstOf(detailed[1], variables) ?? 250) : 0;
+    const itemCost = items ? 2 + (/\bimage\s*\{/.test(rest) ? 1 : 0) : 0;
+    // `customer @include(if: $withCustomer) { id }`: the customer only when asked for.
+    const customerField = /\bcustomer\s*(@include\s*\(\s*if\s*:\s*\$(\w+)\s*\))?\s*\{/.exec(rest);
+    const withCustomer = !!customerField && (!customerField[2] || variables[customerField[2]] === true);
+    const orderCost =
+      1 +
+      (withCustomer ? 1 : 0) +
+      listedFirst +
+      detailedFirst * (1 + (items ? 2 + itemsFirst * itemCost : 0));
+    const requested = ids.length * orderCost;
+    if (requested > 1000) return maxCostExceeded(requested);
+
+    const held = new Map(
+      (orders.get(shop) ?? []).map((o) => [`gid://shopify/Order/${o.legacyResourceId}`, o]),
+    );
+    const fulfillmentGidOf = (f: FakeFulfillment) => `gid://shopify/Fulfillment/${f.legacyResourceId}`;
+    const nodes = (ids as string[]).map((id) => {
+      const order = held.get(id);
+      if (!order) return null;
+      return {
+        __typename: 'Order',
+        id,
+        ...(withCustomer
+          ? { customer: order.customerId ? { id: `gid://shopify/Customer/${order.customerId}` } : null }
+          : {}),
+        ...(listed
+          ? {
+              [listed[1]!]: order.fulfillments
+                .slice(0, listedFirst)
+                .map((f) => ({ id: fulfillmentGidOf(f) })),
+            }
+          : {}),
+        fulfillments: order.fulfillments.slice(0, detailedFirst).map((f) => ({
+          id: fulfillmentGidOf(f),
+          fulfillmentLineItems: {
+            nodes: (f.lineItems ?? []).slice(0, itemsFirst).map((item) => ({
+              quantity: item.quantity,
+              lineItem: {
+                title: item.title,
+                variantTitle: item.variantTitle ?? null,
+                image: item.image ? { url: item.image.url, altText: item.image.altText ?? null } : null,
+              },
+            })),
+          },
+        })),
+      };
+    });
+    return { data: { nodes }, extensions: cost(requested) };
+  }
+
+  /** An order as the backfill's query answers it (no line items: it does not ask for them). */
+  const withoutItems = (order: FakeOrder): FakeOrder => ({
+    ...order,
+    fulfillments: order.fulfillments.map(({ lineItems: _lineItems, ...f }) => f),
+  });
+
   const app = express();
   app.use(express.json());
-  app.post('/admin/api/:version/graphql.json', (req, res) => {
+  app.post('/admin/api/:version/graphql.json', async (req, res) => {
     const shop = req.header('x-fake-shop') ?? '';
     const accessToken = req.header('x-shopify-access-token') ?? null;
     const body = req.body as { query?: string; variables?: Record<string, unknown> };
@@ -695,8 +843,13 @@ export async function startFakeAdminGraphql(
       return;
     }
 
-    const injected =
+    let injected =
       operation === 'orders' || operation === 'customerOrders' ? null : takeFailure(shop, operation);
+    if (injected?.kind === 'slow') {
+      const { ms } = injected;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      injected = null;
+    }
     if (injected && injected.kind !== 'applyThenFail') {
       if (injected.kind === 'drop') {
         req.socket.destroy();
@@ -730,7 +883,10 @@ export async function startFakeAdminGraphql(
       return;
     }
 
-    const granted = accessToken ? (scopes.get(accessToken) ?? appScopes) : [];
+    const denied = deniedScopes.get(shop);
+    const granted = (accessToken ? (scopes.get(accessToken) ?? appScopes) : []).filter(
+      (s) => !denied?.has(s) && !(s.startsWith('write_') && denied?.has(`read_${s.slice(6)}`)),
+    );
     const scope = requiredScope[operation];
     if (!hasScope(granted, scope)) {
       const field =
@@ -738,7 +894,7 @@ export async function startFakeAdminGraphql(
           ? 'orders'
           : operation === 'fulfillmentEvents'
             ? 'fulfillment'
-            : operation === 'fulfillmentNodes'
+            : operation === 'fulfillmentNodes' || operation === 'orderDetails'
               ? 'nodes'
               : operation;
       res.json({
@@ -798,6 +954,10 @@ export async function startFakeAdminGraphql(
       });
       return;
     }
+    if (operation === 'orderDetails') {
+      res.json(orderDetails(shop, query, variables));
+      return;
+    }
     if (operation === 'fulfillmentNodes') {
       // The store holds the fulfilments the test declared, or (none declared) every one it is asked about.
       const ids = Array.isArray(variables.ids) ? variables.ids.map(String) : [];
@@ -830,7 +990,7 @@ export async function startFakeAdminGraphql(
     const all = orders.get(shop) ?? [];
     const cursor = (variables as OrdersCall['variables']).cursor ?? null;
     const start = cursor === null ? 0 : Number(cursor.replace(/^c/, ''));
-    const nodes = all.slice(start, start + fake.pageSize);
+    const nodes = all.slice(start, start + fake.pageSize).map(withoutItems);
     const end = start + nodes.length;
     res.json({
       data: {
