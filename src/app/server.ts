@@ -15,7 +15,7 @@ import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
 import { myshopifyDomain } from '../lib/shop-domain.js';
 import { requireSessionToken } from '../ui/auth/session-token.js';
 import { metricsWithToken } from './metrics-route.js';
-import { pageDocument, pagePaths, standInUrls } from '../ui/page-document.js';
+import { pageDocument, pagePaths, standInUrls, withStyleNonce } from '../ui/page-document.js';
 import { createLookupLimiter } from '../proxy/lookup-limits.js';
 import { createOrderRefresher } from '../proxy/refresh.js';
 import { createCustomerOrders } from '../proxy/customer-orders.js';
@@ -25,6 +25,8 @@ import { statusPushPath } from '../status-pushes/token.js';
 import { devAppProxy } from '../proxy/dev-proxy.js';
 import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
 import { proxyRoute } from '../proxy/route.js';
+import { orderStatusParcelsPath, orderStatusRouter } from '../proxy/order-status.js';
+import { createOrderDetails } from '../shopify/order-details.js';
 import { webhookRoute } from '../webhooks/route.js';
 import { flowLifecyclePath, flowLifecycleRoute } from '../flow/lifecycle-route.js';
 import type { Readiness } from './readiness.js';
@@ -150,6 +152,8 @@ export function createApp(deps: AppDeps): express.Express {
     );
 
   // The shoppers' tracking page, through the store's app proxy (signed by the platform, not a session).
+  // Orders' items and customers, asked of the store and kept a minute: one cache for the page and the extension.
+  const orderDetails = createOrderDetails({ admin: shopifyStoreAdmin(shopify), logger: deps.logger });
   const lookupLimiter = createLookupLimiter({
     prisma: deps.prisma,
     secret: shopify.api.config.apiSecretKey,
@@ -173,6 +177,21 @@ export function createApp(deps: AppDeps): express.Express {
         allowCall: (shopId) => lookupLimiter.takeServiceCall(shopId),
       }),
       customerOrders: createCustomerOrders({ admin: shopifyStoreAdmin(shopify), logger: deps.logger }),
+      orderItems: orderDetails,
+    }),
+  );
+
+  // The order status extension's parcels (extensions/order-status-tracking): its session token names the
+  // shop and the customer; the store says whose order it is (src/proxy/order-status.ts).
+  app.use(
+    orderStatusParcelsPath,
+    orderStatusRouter({
+      prisma: deps.prisma,
+      carriers: deps.carriers,
+      logger: deps.logger,
+      apiKey: shopify.api.config.apiKey,
+      apiSecret: shopify.api.config.apiSecretKey,
+      orderDetails,
     }),
   );
 
@@ -207,7 +226,7 @@ export function createApp(deps: AppDeps): express.Express {
     }),
     (_req, res) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.type('html').send(document);
+      res.type('html').send(withStyleNonce(document, res.locals.styleNonce));
     },
   );
   app.use(

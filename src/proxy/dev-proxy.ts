@@ -23,7 +23,14 @@ import { signProxyQuery } from './signature.js';
  */
 
 /** The parameters the shoppers' page reads (src/proxy/route.ts) and its forms send. */
-export const devProxyParameters: readonly string[] = ['tracking', 'order', 'email', 'view', 'locale', 'format'];
+export const devProxyParameters: readonly string[] = [
+  'tracking',
+  'order',
+  'email',
+  'view',
+  'locale',
+  'format',
+];
 
 /** The only secret the dev proxy signs with: `npm run dev`'s own (src/config.ts devDefaults). */
 export const devAppProxySecret = devDefaults.SHOPIFY_API_SECRET!;

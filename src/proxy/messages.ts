@@ -3,7 +3,8 @@ import type { ProgressStep, Trouble } from '../shipments/shopper-progress.js';
 import { shopperLocaleOf, shopperLocales, type ShopperLocale } from '../lib/shopper-locales.js';
 
 /**
- * The shopper's page in the store's language: English, German, French, Spanish and Dutch; any other
+ * The shopper's page in the store's language: the eleven of src/lib/shopper-locales.ts (English, German,
+ * French, Spanish, Dutch, Italian, Brazilian Portuguese, Japanese, Polish, Swedish, Arabic); any other
  * locale falls back to English. The parcel's status is said by its group (the service's own texts, such
  * as event messages, are shown as the carrier wrote them).
  */
@@ -17,7 +18,6 @@ export interface ProxyMessages {
   order: string;
   /** Heading of a logged-in customer's orders. */
   recentOrders: string;
-  noParcels: string;
   trackingLabel: string;
   submit: string;
   notFound: string;
@@ -83,7 +83,6 @@ const en: ProxyMessages = {
   byNumber: 'Or look up one parcel by its tracking number.',
   order: 'Order',
   recentOrders: 'Your recent orders',
-  noParcels: 'This order has no parcel on its way yet.',
   trackingLabel: 'Tracking number',
   submit: 'Track',
   notFound: 'We could not find a shipment with these details. Check them and try again.',
@@ -179,7 +178,6 @@ const de: ProxyMessages = {
   byNumber: 'Oder ein Paket über seine Sendungsnummer suchen.',
   order: 'Bestellung',
   recentOrders: 'Ihre letzten Bestellungen',
-  noParcels: 'Zu dieser Bestellung ist noch kein Paket unterwegs.',
   trackingLabel: 'Sendungsnummer',
   submit: 'Verfolgen',
   notFound:
@@ -279,7 +277,6 @@ const fr: ProxyMessages = {
   byNumber: 'Ou recherchez un colis par son numéro de suivi.',
   order: 'Commande',
   recentOrders: 'Vos commandes récentes',
-  noParcels: 'Aucun colis de cette commande n’est encore en route.',
   trackingLabel: 'Numéro de suivi',
   submit: 'Suivre',
   notFound: 'Nous n’avons trouvé aucun envoi correspondant. Vérifiez les informations et réessayez.',
@@ -377,7 +374,6 @@ const es: ProxyMessages = {
   byNumber: 'O busca un paquete por su número de seguimiento.',
   order: 'Pedido',
   recentOrders: 'Tus pedidos recientes',
-  noParcels: 'Ningún paquete de este pedido está en camino todavía.',
   trackingLabel: 'Número de seguimiento',
   submit: 'Seguir',
   notFound: 'No encontramos ningún envío con estos datos. Revísalos e inténtalo de nuevo.',
@@ -475,7 +471,6 @@ const nl: ProxyMessages = {
   byNumber: 'Of zoek één pakket op met het trackingnummer.',
   order: 'Bestelling',
   recentOrders: 'Je recente bestellingen',
-  noParcels: 'Er is nog geen pakket van deze bestelling onderweg.',
   trackingLabel: 'Trackingnummer',
   submit: 'Volgen',
   notFound: 'We hebben geen zending met deze gegevens gevonden. Controleer ze en probeer het opnieuw.',
@@ -573,7 +568,6 @@ const it: ProxyMessages = {
   byNumber: 'Oppure cerca un singolo pacco con il suo numero di tracciamento.',
   order: 'Ordine',
   recentOrders: 'I tuoi ordini recenti',
-  noParcels: 'Nessun pacco di questo ordine è ancora in viaggio.',
   trackingLabel: 'Numero di tracciamento',
   submit: 'Traccia',
   notFound: 'Non abbiamo trovato nessuna spedizione con questi dati. Controllali e riprova.',
@@ -671,7 +665,6 @@ const ptBR: ProxyMessages = {
   byNumber: 'Ou consulte um único pacote pelo código de rastreamento.',
   order: 'Pedido',
   recentOrders: 'Seus pedidos recentes',
-  noParcels: 'Nenhum pacote deste pedido está a caminho ainda.',
   trackingLabel: 'Código de rastreamento',
   submit: 'Rastrear',
   notFound: 'Não encontramos nenhum envio com esses dados. Confira e tente novamente.',
@@ -768,7 +761,6 @@ const ja: ProxyMessages = {
   byNumber: '追跡番号から荷物を1件ずつ調べることもできます。',
   order: 'ご注文',
   recentOrders: '最近のご注文',
-  noParcels: 'このご注文の荷物はまだ発送されていません。',
   trackingLabel: '追跡番号',
   submit: '確認する',
   notFound:
@@ -864,7 +856,6 @@ const pl: ProxyMessages = {
   byNumber: 'Można też wyszukać jedną paczkę po numerze przesyłki.',
   order: 'Zamówienie',
   recentOrders: 'Ostatnie zamówienia',
-  noParcels: 'Żadna paczka z tego zamówienia nie jest jeszcze w drodze.',
   trackingLabel: 'Numer przesyłki',
   submit: 'Sprawdź',
   notFound: 'Nie znaleźliśmy przesyłki o podanych danych. Prosimy je sprawdzić i spróbować ponownie.',
@@ -962,7 +953,6 @@ const sv: ProxyMessages = {
   byNumber: 'Eller sök upp ett enskilt paket med dess spårningsnummer.',
   order: 'Beställning',
   recentOrders: 'Dina senaste beställningar',
-  noParcels: 'Inget paket från den här beställningen är på väg än.',
   trackingLabel: 'Spårningsnummer',
   submit: 'Spåra',
   notFound: 'Vi hittade ingen försändelse med de här uppgifterna. Kontrollera dem och försök igen.',
@@ -1057,7 +1047,6 @@ const ar: ProxyMessages = {
   byNumber: 'يمكنك أيضًا البحث عن طرد واحد برقم التتبّع الخاص به.',
   order: 'الطلب',
   recentOrders: 'طلباتك الأخيرة',
-  noParcels: 'لم يُشحن أي طرد من هذا الطلب بعد.',
   trackingLabel: 'رقم التتبّع',
   submit: 'تتبّع',
   notFound: 'لم نعثر على شحنة بهذه البيانات. يُرجى التحقق منها والمحاولة مرة أخرى.',

@@ -4,7 +4,14 @@ import type { AdminUiScripts } from '../config.js';
 import { APP_BRIDGE_URL, escapeHtml, POLARIS_URL } from './auth/embedded-page.js';
 
 /** The page's routes: each answers the same document, which shows the page its path names. */
-export const pagePaths = ['/', '/attention', '/shipments', '/settings', '/activity'] as const;
+export const pagePaths = [
+  '/',
+  '/attention',
+  '/shipments',
+  '/tracking-page',
+  '/settings',
+  '/activity',
+] as const;
 
 /** The offline stand-ins (src/ui/stand-in), bundled beside the page. */
 export const standInUrls = {
@@ -31,4 +38,12 @@ export function pageDocument(options: {
   return template.replace(/%([A-Z_]+)%/g, (whole, name: string) =>
     name in values ? escapeHtml(values[name]!) : whole,
   );
+}
+
+/**
+ * The document for one load, with that load's style nonce (set with the page's CSP by embeddedPageAuth)
+ * in its `style-nonce` meta tag; none: the tag is empty and no inline style applies.
+ */
+export function withStyleNonce(document: string, nonce: unknown): string {
+  return document.replace('%STYLE_NONCE%', typeof nonce === 'string' ? escapeHtml(nonce) : '');
 }

@@ -38,12 +38,12 @@ describe('the Track your order block', () => {
     );
   }, 60_000);
 
-  it('sends the shopper to the tracking page with the fields it reads, in five languages', () => {
+  it('sends the shopper to the tracking page with the fields it reads, in the page’s eleven languages', () => {
     const liquid = readFileSync(path.join(extension, 'blocks', 'track-order.liquid'), 'utf8');
     expect(liquid).toContain(`append: '${storeProxyPath}'`);
     expect(liquid).toMatch(/name="order"/);
     expect(liquid).toMatch(/name="email"/);
-    for (const locale of ['en.default', 'de', 'fr', 'es', 'nl']) {
+    for (const locale of ['en.default', 'de', 'fr', 'es', 'nl', 'it', 'pt-BR', 'ja', 'pl', 'sv', 'ar']) {
       const words = JSON.parse(readFileSync(path.join(extension, 'locales', `${locale}.json`), 'utf8'));
       expect(Object.keys(words.blocks.track_order).sort()).toEqual([
         'email_label',

@@ -64,9 +64,7 @@ describe('the shoppers’ page: when the parcel should arrive', () => {
   it('the service’s estimate: "Arriving Thursday, 27 November"', async () => {
     const number = await parcel({ status: 'in_transit', estimatedDelivery: '2025-11-27' }, null);
     const body = await page(number);
-    expect(body).toContain(
-      'data-estimate="service">Arriving Thursday, 27 November</h2>',
-    );
+    expect(body).toContain('data-estimate="service">Arriving Thursday, 27 November</h2>');
     expect(body).not.toContain('Expected by');
   });
 

@@ -45,6 +45,14 @@ import {
 } from './problems.js';
 import { getShopOverview } from './shop-overview.js';
 import { getStatusPush, rotateStatusPush } from './status-push.js';
+import {
+  getTrackingPage,
+  previewBody,
+  previewTrackingPage,
+  saveTrackingPage,
+  trackingPageBody,
+  trackingPageBodyLimit,
+} from './tracking-page.js';
 import { type InputIssue, parseInput } from './validation.js';
 
 export interface PageApiDeps {
@@ -71,6 +79,8 @@ const trackerIdMaxLength = 100;
  */
 export function createPageApi(deps: PageApiDeps): express.Router {
   const router = express.Router();
+  // The tracking page's documents are small: a tighter bound than the others' (parsed once, here).
+  router.use('/tracking-page', express.json({ limit: trackingPageBodyLimit }));
   router.use(express.json({ limit: '100kb' }));
 
   // Every route needs the session's shop.
@@ -122,6 +132,23 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     const body = parseInput(notificationsBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await saveNotificationSettings(deps, shopOf(res), body.value));
+  });
+
+  router.get('/tracking-page', async (_req, res) => {
+    res.json(await getTrackingPage(deps, shopOf(res)));
+  });
+
+  router.put('/tracking-page', async (req, res) => {
+    const body = parseInput(trackingPageBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await saveTrackingPage(deps, shopOf(res), body.value));
+  });
+
+  // The shoppers' page as the settings typed so far would make it (nothing is saved).
+  router.post('/tracking-page/preview', async (req, res) => {
+    const body = parseInput(previewBody, req.body);
+    if (!body.ok) return invalid(res, body.issues);
+    res.json(await previewTrackingPage(deps, shopOf(res), body.value));
   });
 
   router.get('/carriers/seen', async (req, res) => {

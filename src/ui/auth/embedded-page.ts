@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { DatabaseClient } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
@@ -19,33 +20,46 @@ export const POLARIS_URL = 'https://cdn.shopify.com/shopifycloud/polaris.js';
 /**
  * What the page may load: its own files, and App Bridge and Polaris from the platform's CDN; API calls to
  * itself (App Bridge's own traffic goes to the admin through the parent frame). No inline script, no
- * plugin, no base or form elsewhere.
+ * plugin, no base or form elsewhere. Inline <style> only with the page load's nonce: the Tracking page's
+ * preview frames (srcdoc, which inherit this policy) show the shoppers' page with its own styles, and
+ * the page gives the nonce to those <style> elements only (src/ui/page/pages/tracking-page.ts).
  */
-const pageSources = [
-  "default-src 'self'",
-  "script-src 'self' https://cdn.shopify.com",
-  "style-src 'self' https://cdn.shopify.com",
-  "font-src 'self' https://cdn.shopify.com",
-  "img-src 'self' data: https://cdn.shopify.com",
-  "connect-src 'self' https://cdn.shopify.com",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-].join('; ');
+function pageSources(styleNonce: string | null): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self' https://cdn.shopify.com",
+    `style-src 'self' https://cdn.shopify.com${styleNonce ? ` 'nonce-${styleNonce}'` : ''}`,
+    "font-src 'self' https://cdn.shopify.com",
+    "img-src 'self' data: https://cdn.shopify.com",
+    "connect-src 'self' https://cdn.shopify.com",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/** A new nonce for one page load's style-src (128 random bits). */
+export function newStyleNonce(): string {
+  return randomBytes(16).toString('base64');
+}
 
 /**
  * The embedded page may be framed by its own store's admin and by admin.shopify.com, nothing else.
  * Without a valid shop it may be framed by no one.
  */
-export function frameAncestorsPolicy(shop: string | null): string {
+export function frameAncestorsPolicy(shop: string | null, styleNonce: string | null = null): string {
   const ancestors = shop
     ? `frame-ancestors https://${shop} https://admin.shopify.com`
     : `frame-ancestors 'none'`;
-  return `${pageSources}; ${ancestors};`;
+  return `${pageSources(styleNonce)}; ${ancestors};`;
 }
 
-export function setFrameAncestors(res: Response, shop: string | null): void {
-  res.setHeader('Content-Security-Policy', frameAncestorsPolicy(shop));
+export function setFrameAncestors(
+  res: Response,
+  shop: string | null,
+  styleNonce: string | null = null,
+): void {
+  res.setHeader('Content-Security-Policy', frameAncestorsPolicy(shop, styleNonce));
 }
 
 export interface EmbeddedPageDeps {
@@ -76,7 +90,10 @@ export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
 
   return async (req, res, next) => {
     const shop = myshopifyDomain(req.query.shop);
-    setFrameAncestors(res, shop);
+    // The document served after this check writes the same nonce into it (res.locals.styleNonce).
+    const styleNonce = newStyleNonce();
+    res.locals.styleNonce = styleNonce;
+    setFrameAncestors(res, shop, styleNonce);
     res.setHeader('Cache-Control', 'no-store');
     if (!shop) {
       res

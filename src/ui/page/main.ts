@@ -6,12 +6,13 @@ import { attentionPage } from './pages/attention.js';
 import { overviewPage } from './pages/overview.js';
 import { settingsPage } from './pages/settings.js';
 import { shipmentsPage } from './pages/shipments.js';
+import { trackingPagePage } from './pages/tracking-page.js';
 import { currentPage, type PageKey, pageHref, pageOfPath, pageParams, pages, type Params } from './router.js';
 import { mountSessionBanner } from './session.js';
 
 /**
- * The merchant's page: one document for the five pages the admin's app menu links to (Overview,
- * Needs attention, Shipments, Settings, Activity). Each page draws its frame at once and its sections
+ * The merchant's page: one document for the six pages the admin's app menu links to (Overview,
+ * Needs attention, Shipments, Tracking page, Settings, Activity). Each page draws its frame at once and its sections
  * as their data arrives, so the first paint never waits for the API.
  */
 
@@ -19,6 +20,7 @@ const modules: Record<PageKey, PageModule> = {
   overview: overviewPage,
   attention: attentionPage,
   shipments: shipmentsPage,
+  trackingPage: trackingPagePage,
   settings: settingsPage,
   activity: activityPage,
 };

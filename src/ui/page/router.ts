@@ -4,12 +4,13 @@
  * place (History API), keeping the admin's query (shop, host…) and the page's own (filters, page number).
  */
 
-export type PageKey = 'overview' | 'attention' | 'shipments' | 'settings' | 'activity';
+export type PageKey = 'overview' | 'attention' | 'shipments' | 'trackingPage' | 'settings' | 'activity';
 
 export const pages: Record<PageKey, { path: string; title: string }> = {
   overview: { path: '/', title: 'Overview' },
   attention: { path: '/attention', title: 'Needs attention' },
   shipments: { path: '/shipments', title: 'Shipments' },
+  trackingPage: { path: '/tracking-page', title: 'Tracking page' },
   settings: { path: '/settings', title: 'Settings' },
   activity: { path: '/activity', title: 'Activity' },
 };

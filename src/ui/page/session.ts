@@ -12,7 +12,7 @@ let onRestored: (() => void) | null = null;
 
 /** The elements a form's user acts on (fields and buttons), native or Polaris. */
 const controls =
-  'input, select, textarea, button, s-text-field, s-password-field, s-search-field, s-select, s-checkbox, s-choice-list, s-date-field, s-number-field, s-button';
+  'input, select, textarea, button, s-text-field, s-password-field, s-search-field, s-select, s-checkbox, s-choice-list, s-date-field, s-number-field, s-color-field, s-text-area, s-button';
 
 /**
  * Where the banner goes, how to check the session again ("Try again"), and what to do once it is back

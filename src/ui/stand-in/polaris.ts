@@ -440,8 +440,9 @@ const fieldCss = `
   :host { display: block; min-inline-size: 0; }
   label { display: block; font-weight: 550; margin-block-end: 4px; }
   :host([labelaccessibilityvisibility="exclusive"]) label { position: absolute; clip-path: inset(50%); inline-size: 1px; block-size: 1px; overflow: hidden; }
-  input, select { font: inherit; inline-size: 100%; min-inline-size: 0; border: 1px solid #8a8a8a; border-radius: 8px; padding: 5px 10px; background: #fff; }
-  input:disabled, select:disabled { background: #f7f7f7; color: #8a8a8a; }
+  input, select, textarea { font: inherit; inline-size: 100%; min-inline-size: 0; border: 1px solid #8a8a8a; border-radius: 8px; padding: 5px 10px; background: #fff; }
+  textarea { display: block; resize: vertical; }
+  input:disabled, select:disabled, textarea:disabled { background: #f7f7f7; color: #8a8a8a; }
   .details { color: #616161; margin-block-start: 4px; }
   .error { color: #8e1f0b; margin-block-start: 4px; }
 `;
@@ -465,15 +466,19 @@ class StandInField extends StandInElement {
   #internals = this.attachInternals();
   #value = '';
 
+  /** The field's own control (id "input") given the attributes every field's control takes. */
+  static control = (host: StandInElement, attributes: string): string =>
+    `<input id="input" type="${(host.constructor as typeof StandInField).inputType}" ${attributes}>`;
+
   static override render: Render = (host) => {
-    const type = (host.constructor as typeof StandInField).inputType;
     const error = host.attr('error');
     const details = host.attr('details');
-    return `<label for="input">${escape(host.attr('label') ?? '')}</label>
-      <input id="input" type="${type}" placeholder="${escape(host.attr('placeholder') ?? '')}"
+    const attributes = `placeholder="${escape(host.attr('placeholder') ?? '')}"
         autocomplete="${escape(host.attr('autocomplete') ?? 'off')}"
         ${host.flag('disabled') ? 'disabled' : ''} ${host.flag('readonly') ? 'readonly' : ''} ${host.flag('required') ? 'required' : ''}
-        ${error ? 'aria-invalid="true" aria-describedby="error"' : details ? 'aria-describedby="details"' : ''}>
+        ${error ? 'aria-invalid="true" aria-describedby="error"' : details ? 'aria-describedby="details"' : ''}`;
+    return `<label for="input">${escape(host.attr('label') ?? '')}</label>
+      ${(host.constructor as typeof StandInField).control(host, attributes)}
       ${details ? `<div class="details" id="details">${escape(details)}</div>` : ''}
       ${error ? `<div class="error" id="error">${escape(error)}</div>` : ''}`;
   };
@@ -492,12 +497,14 @@ class StandInField extends StandInElement {
     });
     input.addEventListener('change', () => this.dispatchEvent(new Event('change', { bubbles: true })));
     input.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && input.type !== 'date') this.closest('form')?.requestSubmit();
+      // Enter submits the form, as in a native text field; a text area takes it as a new line.
+      if ((event as KeyboardEvent).key === 'Enter' && input.type !== 'date' && input.type !== 'textarea')
+        this.closest('form')?.requestSubmit();
     });
   }
 
-  get input(): HTMLInputElement {
-    return this.shadowRoot!.querySelector('input')!;
+  get input(): HTMLInputElement | HTMLTextAreaElement {
+    return this.shadowRoot!.querySelector<HTMLInputElement | HTMLTextAreaElement>('#input')!;
   }
 
   get value(): string {
@@ -551,6 +558,55 @@ customElements.define(
     static override inputType = 'number';
   },
 );
+
+/** A multi-line field: a <textarea> of `rows` lines, at most `maxlength` characters. */
+class STextArea extends StandInField {
+  static override observedAttributes = [...StandInField.observedAttributes, 'rows', 'maxlength'];
+  static override control = (host: StandInElement, attributes: string): string => {
+    const rows = Number(host.attr('rows') ?? '2');
+    const max = host.attr('maxlength');
+    return `<textarea id="input" rows="${Number.isInteger(rows) && rows > 0 ? rows : 2}"${max ? ` maxlength="${escape(max)}"` : ''} ${attributes}></textarea>`;
+  };
+}
+reflectAttributes(STextArea);
+customElements.define('s-text-area', STextArea);
+
+/**
+ * A colour typed as text (#rrggbb), with a swatch of it beside; the real one also opens a picker and
+ * gives its value in hex on change.
+ */
+class SColorField extends StandInField {
+  static override observedAttributes = [...StandInField.observedAttributes, 'alpha'];
+  static override css = `${fieldCss}
+    .color { display: flex; gap: 8px; align-items: center; }
+    .swatch { flex: none; inline-size: 28px; block-size: 28px; border-radius: 8px; border: 1px solid #8a8a8a; }
+  `;
+  static override control = (_host: StandInElement, attributes: string): string =>
+    `<div class="color"><span class="swatch" aria-hidden="true"></span><input id="input" type="text" spellcheck="false" ${attributes}></div>`;
+
+  override afterRender(): void {
+    super.afterRender();
+    this.#paint();
+    this.input.addEventListener('input', () => this.#paint());
+  }
+
+  override get value(): string {
+    return super.value;
+  }
+  override set value(value: string) {
+    super.value = value;
+    if (this.shadowRoot) this.#paint();
+  }
+
+  /** The swatch in the colour typed (white while it is none), through the CSSOM: the CSP refuses style attributes. */
+  #paint(): void {
+    const typed = this.value.trim();
+    const swatch = this.shadowRoot!.querySelector<HTMLElement>('.swatch')!;
+    swatch.style.background = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(typed) ? typed : '#fff';
+  }
+}
+reflectAttributes(SColorField);
+customElements.define('s-color-field', SColorField);
 
 class SCheckbox extends StandInElement {
   static formAssociated = true;
