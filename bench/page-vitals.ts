@@ -29,6 +29,7 @@ const targets = { lcpMs: 1000, cls: 0.05, inpMs: 100 };
 const pages: Array<{ path: string; click: string }> = [
   { path: '/', click: 'Period' },
   { path: '/shipments', click: 'Parcel status' },
+  { path: '/tracking-page', click: 'Message above the results' },
   { path: '/settings', click: 'App name' },
   { path: '/activity', click: 'Days back' },
 ];

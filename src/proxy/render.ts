@@ -188,8 +188,9 @@ function steps(parcel: ShopperParcel, m: ProxyMessages): string {
 function troubleNote(parcel: ShopperParcel, m: ProxyMessages): string {
   const trouble = parcel.progress.trouble;
   if (!trouble) return '';
-  const { title, advice } = m.troubles[trouble];
-  return `<div class="ts-alert ts-alert-${trouble}" role="note"><strong>${text(title)}</strong><p>${text(advice)}</p></div>`;
+  // Its title is the card's headline: the note says what to do.
+  const { advice } = m.troubles[trouble];
+  return `<div class="ts-alert ts-alert-${trouble}" role="note"><p>${text(advice)}</p></div>`;
 }
 
 type Event = ShopperParcel['events'][number];
@@ -352,7 +353,7 @@ const layoutCss = `.ts{max-width:42rem;margin:0 auto;padding:1rem;overflow-wrap:
 .ts-steps .ts-trouble-pickup::before{border-color:var(--ts-accent)}
 .ts-alert{border-inline-start:4px solid var(--ts-bad);padding:.5rem .75rem;margin:0 0 1rem;background:rgba(179,38,30,.07)}
 .ts-alert-pickup{border-color:var(--ts-accent);background:rgba(128,128,128,.1)}
-.ts-alert p{margin:.25rem 0 0}
+.ts-alert p{margin:0}
 .ts-sub{font-size:1rem;margin:1rem 0 .25rem}
 .ts-events{padding-inline-start:1.25rem;margin:0}.ts-events li{margin-bottom:.5rem}.ts-one{list-style:none;padding:0}
 .ts-events time{display:block;font-size:.875rem;color:var(--ts-muted)}

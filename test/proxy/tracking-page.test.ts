@@ -264,9 +264,11 @@ describe('the shoppers’ tracking page', () => {
         await page.goto(`${app.url}/apps/track?format=html&tracking=1234567891`);
         const card = page.locator('article.ts-card');
         expect(await card.locator('[aria-current="step"]').innerText(), status).toBe(step);
-        const alert = card.locator('.ts-alert strong');
-        if (trouble) expect(await alert.innerText(), status).toBe(trouble);
-        else expect(await alert.count(), status).toBe(0);
+        const alert = card.locator('.ts-alert[role="note"]');
+        if (trouble) {
+          expect(await card.locator('.ts-head').innerText(), status).toBe(trouble);
+          expect(await alert.count(), status).toBe(1);
+        } else expect(await alert.count(), status).toBe(0);
         if (status === 'attempt_fail') await fits(page, 'tracking-page-failed-attempt');
       }
     } finally {

@@ -2,8 +2,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { Session } from '@shopify/shopify-api';
 import type { DatabaseClient } from '../../src/db/client.js';
-import { type FakeAdminGraphql, startFakeAdminGraphql } from './fake-store-admin.js';
-import type { GraphqlOrder } from '../../src/jobs/backfill.js';
+import {
+  type FakeAdminGraphql,
+  type FakeLineItem,
+  type FakeOrder,
+  startFakeAdminGraphql,
+} from './fake-store-admin.js';
 import { appScopes } from '../../src/shopify/api.js';
 import { recordInstall } from '../../src/shopify/install.js';
 import type { EncryptionKeyring } from '../../src/shops/crypto.js';
@@ -19,10 +23,21 @@ import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 /** How long the page's launch token (and so a dev session token) may live in `npm run dev`. */
 export const devTokenHours = 8;
 
-/** The demo store's orders, for a local backfill: three orders shipped with UPS and DHL yesterday. */
-export function demoOrders(now: Date = new Date()): GraphqlOrder[] {
+/**
+ * The demo store's orders, for a local backfill: three orders shipped with UPS and DHL yesterday, each
+ * fulfilment with its items (what the shoppers' page shows in each parcel).
+ */
+export function demoOrders(now: Date = new Date()): FakeOrder[] {
   const day = new Date(now.getTime() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const order = (n: number, company: string, numbers: string[]): GraphqlOrder => ({
+  const items: FakeLineItem[][] = [
+    [{ title: 'Linen shirt', variantTitle: 'Blue / M', quantity: 1 }],
+    [
+      { title: 'Desk lamp', variantTitle: 'Brass', quantity: 1 },
+      { title: 'Bulb pack', variantTitle: null, quantity: 2 },
+    ],
+    [{ title: 'Wool socks', variantTitle: 'Grey', quantity: 3 }],
+  ];
+  const order = (n: number, company: string, numbers: string[]): FakeOrder => ({
     legacyResourceId: String(6_200_000_000_000 + n),
     name: `#${1100 + n}`,
     cancelledAt: null,
@@ -34,6 +49,7 @@ export function demoOrders(now: Date = new Date()): GraphqlOrder[] {
         createdAt: day,
         updatedAt: day,
         trackingInfo: numbers.map((number) => ({ company, number })),
+        lineItems: items[n - 1] ?? [],
       },
     ],
   });

@@ -50,6 +50,7 @@ describe('pages', () => {
     for (const [path, heading] of [
       ['/attention', 'Needs attention'],
       ['/shipments', 'Shipments'],
+      ['/tracking-page', 'Tracking page'],
       ['/settings', 'Settings'],
       ['/activity', 'Activity'],
       ['/', 'Overview'],
@@ -67,11 +68,12 @@ describe('pages', () => {
     expect(navigations.map((c) => c.args[0])).toEqual([
       '/attention',
       '/shipments',
+      '/tracking-page',
       '/settings',
       '/activity',
       '/',
     ]);
-    // Moved in place: one document load for all five pages.
+    // Moved in place: one document load for all six pages.
     expect(await page.evaluate('performance.getEntriesByType("navigation").length')).toBe(1);
     const vitals = await readVitals(page);
     expect(vitals.cls).toBeLessThanOrEqual(0.05);

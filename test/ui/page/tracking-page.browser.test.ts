@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Frame, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../../helpers/app.js';
 import { browserSuite } from '../../helpers/browser-suite.js';
 import {
@@ -30,25 +30,8 @@ import { clientAddress, signedProxyQuery } from '../../helpers/proxy.js';
 
 const suite = browserSuite();
 
-/**
- * The test harness's own script (recordVitals, added to every frame of the context) is refused in the
- * sandboxed preview frames, which Chromium says on the console: that refusal is the sandbox working, not
- * the page's error. Only that exact line is left out of the page's console errors.
- */
-const harnessScriptRefused =
-  "console: Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed and the 'allow-scripts' permission is not set.";
-const opened: TestPage[] = [];
-// Registered after the suite's: after-hooks run in reverse order, so this one runs before its checks.
-afterEach(() => {
-  for (const current of opened.splice(0)) {
-    for (let i = current.errors.length - 1; i >= 0; i--)
-      if (current.errors[i] === harnessScriptRefused) current.errors.splice(i, 1);
-  }
-});
-
 async function trackingPageFor(domain: string): Promise<TestPage> {
   const current = await suite.page();
-  opened.push(current);
   await openPage(current.page, suite.app.url, domain, '/tracking-page');
   return current;
 }
@@ -278,7 +261,7 @@ describe('Tracking page', () => {
       const height = await page.evaluate<number>('document.documentElement.scrollHeight');
       await page.setViewportSize({ width, height });
       await page.waitForTimeout(300);
-      await screenshot(page, `tracking-page-${width}`);
+      await screenshot(page, `admin-tracking-page-${width}`);
     }
   });
 
