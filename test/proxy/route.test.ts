@@ -291,4 +291,51 @@ describe('GET /proxy', () => {
     expect((await get({ view: refused[0]! }, visitor)).status).toBe(200);
     expect((await get({ view }, visitor)).status).toBe(429);
   });
+
+  it('shows a parcel’s items from the store’s order; a shop that refused the scope gets the rest of the page', async () => {
+    const tracker = await createTracker(app.database.prisma, shopId, {
+      trackingNumber: '1ZITEMS000000001',
+      orderKey: '7700',
+      remote: 'present',
+      status: 'in_transit',
+    });
+    await app.database.prisma.trackingLine.create({
+      data: {
+        shopId,
+        fulfillmentId: '8800',
+        orderId: '7700',
+        trackingNumber: tracker.trackingNumber,
+        trackerId: tracker.id,
+      },
+    });
+    app.store.setOrders(shop, [
+      {
+        legacyResourceId: '7700',
+        name: '#1077',
+        cancelledAt: null,
+        shippingAddress: null,
+        fulfillments: [
+          {
+            legacyResourceId: '8800',
+            status: 'SUCCESS',
+            createdAt: null,
+            updatedAt: null,
+            trackingInfo: [],
+            lineItems: [{ title: 'Teapot', variantTitle: 'Blue', quantity: 1 }],
+          },
+        ],
+      },
+    ]);
+    // Refused first (a refusal is not kept), then granted.
+    app.store.denyScopes(shop, ['read_orders']);
+    const refused = await get({ tracking: '1ZITEMS000000001' });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toContain('<dd>1ZITEMS000000001');
+    expect(refused.body).not.toContain('Teapot');
+    app.store.denyScopes(shop, []);
+    const shown = await get({ tracking: '1ZITEMS000000001' });
+    expect(shown.body).toMatch(
+      /<span class="ts-item">Teapot<\/span><span class="ts-place">Blue<\/span><span class="ts-place">Quantity: 1<\/span>/,
+    );
+  });
 });
