@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { myshopifyDomain } from '../lib/shop-domain.js';
+import { myshopifyDomain, shopOfHttpsUrl } from '../lib/shop-domain.js';
 
 /**
  * Session tokens of the order status extension (extensions/order-status-tracking): the JWT the platform
@@ -67,14 +67,7 @@ function jsonOf(part: string): unknown {
 export function shopNamedBy(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   if (!value.includes('/')) return myshopifyDomain(value) === value ? value : null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'https:' || url.port !== '' || url.username !== '' || url.password !== '') return null;
-  return myshopifyDomain(url.hostname);
+  return shopOfHttpsUrl(value);
 }
 
 /** `Authorization: Bearer <token>` → the token, or undefined. */

@@ -1,4 +1,4 @@
-import { myshopifyDomain } from '../../lib/shop-domain.js';
+import { shopOfHttpsUrl } from '../../lib/shop-domain.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { JwtPayload, Shopify } from '@shopify/shopify-api';
 import type { RequestHandler } from 'express';
@@ -33,19 +33,6 @@ const CLOCK_TOLERANCE_S = 10;
  */
 export const MAX_TOKEN_LIFETIME_S = 5 * 60;
 
-/** `https://<shop>.myshopify.com` (optionally with a path such as /admin) → the shop domain, else null. */
-function shopOfUrl(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'https:' || url.port !== '' || url.username !== '' || url.password !== '') return null;
-  return myshopifyDomain(url.hostname);
-}
-
 export async function verifySessionToken(
   shopify: TracksyncShopify | Shopify,
   token: string | undefined,
@@ -72,9 +59,9 @@ export async function verifySessionToken(
   if (payload.exp - now() / 1000 > maxLifetimeS || (issued !== null && payload.exp - issued > maxLifetimeS))
     return { ok: false, reason: 'too_long_lived' };
   if (payload.aud !== api.config.apiKey) return { ok: false, reason: 'wrong_audience' };
-  const shopDomain = shopOfUrl(payload.dest);
+  const shopDomain = shopOfHttpsUrl(payload.dest);
   if (!shopDomain) return { ok: false, reason: 'bad_shop' };
-  if (payload.iss !== undefined && shopOfUrl(payload.iss) !== shopDomain)
+  if (payload.iss !== undefined && shopOfHttpsUrl(payload.iss) !== shopDomain)
     return { ok: false, reason: 'bad_shop' };
   return { ok: true, shopDomain, payload };
 }
