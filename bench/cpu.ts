@@ -37,6 +37,9 @@ function machineTicks(): { busy: number; total: number } | null {
 export interface CpuUsage {
   /** % of one core, per named process, over the phase. */
   processes: Record<string, number | null>;
+  /** CPU seconds (user + system) per named process over the phase: divided by the work done, the cost per
+   * unit, which holds on any machine (unlike a rate). */
+  seconds: Record<string, number | null>;
   /** % of one core: the bench's other processes (idle children, the bench itself). */
   restOfBenchPct: number | null;
   /** % of one core: every process outside the bench (database server, other work on the machine). */
@@ -63,7 +66,13 @@ export function measureCpu(processes: Record<string, number>): { stop(): CpuUsag
           : ((b - a) / ticksPerSecond / seconds) * 100;
       };
       const usage: Record<string, number | null> = {};
-      for (const [name, pid] of Object.entries(processes)) usage[name] = pct(pid);
+      const used: Record<string, number | null> = {};
+      for (const [name, pid] of Object.entries(processes)) {
+        usage[name] = pct(pid);
+        const a = before.get(pid);
+        const b = processTicks(pid);
+        used[name] = a === null || a === undefined || b === null ? null : (b - a) / ticksPerSecond;
+      }
       const restOfBenchPct = rest.reduce((sum, pid) => sum + (pct(pid) ?? 0), 0);
       const machineAfter = machineTicks();
       const machineBusyPct =
@@ -75,7 +84,7 @@ export function measureCpu(processes: Record<string, number>): { stop(): CpuUsag
         machineBusyPct === null
           ? null
           : Math.max(0, machineBusyPct * cpus().length - namedPct - restOfBenchPct);
-      return { processes: usage, restOfBenchPct, outsidePct, machineBusyPct };
+      return { processes: usage, seconds: used, restOfBenchPct, outsidePct, machineBusyPct };
     },
   };
 }
@@ -99,4 +108,14 @@ export async function machineBusyNow(ms = 1_000): Promise<number | null> {
   return before && after && after.total > before.total
     ? ((after.busy - before.busy) / (after.total - before.total)) * 100
     : null;
+}
+
+/**
+ * µs of CPU the named processes (all but those excluded) spent per unit of work over a phase; NaN when a
+ * process could not be read or no work was done.
+ */
+export function cpuMicrosPer(usage: CpuUsage, units: number, exclude: readonly string[] = []): number {
+  const seconds = Object.entries(usage.seconds).filter(([name]) => !exclude.includes(name));
+  if (units <= 0 || seconds.length === 0 || seconds.some(([, s]) => s === null)) return Number.NaN;
+  return (seconds.reduce((sum, [, s]) => sum + (s ?? 0), 0) / units) * 1e6;
 }

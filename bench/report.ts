@@ -2,7 +2,7 @@
 import type { ProblemSweepResult } from './problems.js';
 import type { PushBurstResult, PushVsPollResult } from './pushes.js';
 import os from 'node:os';
-import { type CpuUsage, formatCpu } from './cpu.js';
+import { cpuMicrosPer, type CpuUsage, formatCpu } from './cpu.js';
 import type { DrainResult } from './drain.js';
 import type { IntakeResult } from './intake.js';
 import type { BenchParams } from './params.js';
@@ -45,6 +45,9 @@ export function figures(intake: IntakeResult, drains: Drains, setting: DrainSett
     f('intake_p99_ms_half_load', intake.halfLoad.autocannon.latencyMs.p99, 2),
     f('intake_p50_ms_half_load_paced', intake.halfLoad.paced.latencyMs.p50, 2),
     f('intake_p99_ms_half_load_paced', intake.halfLoad.paced.latencyMs.p99, 2),
+    // CPU per unit of work (the app's process only; load generator, emulator and database apart): what a
+    // request or a tracker costs, whatever the machine's speed or load.
+    f('intake_cpu_us_per_request', cpuMicrosPer(intake.app.cpu, intake.app.responses, ['load generator'])),
     f('intake_pg_rps', intake.appPg.rps),
     f('intake_pg_ratio_vs_express', intake.appPg.rps / intake.express.rps, 3),
     f('drain_trackers', drains.sqlite.expectedTrackers),
@@ -63,6 +66,9 @@ export function figures(intake: IntakeResult, drains: Drains, setting: DrainSett
       drains.sqlite64.trackersPerSec / ((setting.inFlight64 * 1000) / setting.latencyMs),
       3,
     ),
+    f('drain_cpu_us_per_tracker', cpuMicrosPer(drains.sqlite.cpu, drains.sqlite.created, ['emulator'])),
+    f('drain_cpu_us_per_tracker_64', cpuMicrosPer(drains.sqlite64.cpu, drains.sqlite64.created, ['emulator'])),
+    f('drain_pg1_cpu_us_per_tracker', cpuMicrosPer(drains.pg1.cpu, drains.pg1.created, ['emulator'])),
     f('drain_pg1_trackers_per_s', drains.pg1.trackersPerSec),
     f('drain_pg1_seconds', drains.pg1.seconds, 2),
     f('drain_pg2_trackers_per_s', drains.pg2.trackersPerSec),
