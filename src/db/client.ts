@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from '../generated/sqlite/client.js';
 import { registerProvider } from './provider-of.js';
 import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
 import { type DatabaseProvider, sqliteFilePath } from './provider.js';
+import { type DirectSqlite, withStatementCache } from './sqlite-statement-cache.js';
 
 /**
  * The Prisma client type used throughout the app. Both generated clients (src/generated/sqlite and
@@ -31,7 +32,11 @@ export async function createDatabase(databaseUrl: string): Promise<Database> {
   if (provider === 'sqlite') {
     await ensureSqliteParentDir(databaseUrl);
     const { PrismaClient } = await import('../generated/sqlite/client.js');
-    prisma = new PrismaClient({ adapter });
+    // Each SQL text prepared once per connection, not on every query; the hot inserts run on the same
+    // connection past the ORM (src/db/sqlite-statement-cache.ts).
+    let direct: DirectSqlite | null = null;
+    prisma = new PrismaClient({ adapter: withStatementCache(adapter, (d) => (direct = d)) });
+    directConnections.set(prisma, () => direct);
   } else {
     const { PrismaClient } = await import('../generated/postgresql/client.js');
     // Same models, different provider: the PostgreSQL client's model API is identical to the SQLite
@@ -74,6 +79,16 @@ async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promi
   // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced by its sealed
   // form (store tokens written before they were sealed) must not stay readable in the file.
   await prisma.$executeRawUnsafe('PRAGMA secure_delete = ON');
+}
+
+const directConnections = new WeakMap<object, () => DirectSqlite | null>();
+
+/**
+ * Statements straight on a SQLite client's connection (serialised with its transactions), or null: on
+ * PostgreSQL, inside a transaction (`db` is then the transaction's client), or before the client connected.
+ */
+export function directSqliteOf(db: object): DirectSqlite | null {
+  return directConnections.get(db)?.() ?? null;
 }
 
 /** The client handed to an interactive transaction's callback. */

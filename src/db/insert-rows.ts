@@ -1,6 +1,6 @@
 import { columnTypes } from '../generated/column-types.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import type { DatabaseClient, Tx } from './client.js';
+import { type DatabaseClient, directSqliteOf, type Tx } from './client.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
 
@@ -83,7 +83,12 @@ export async function insertRows<T extends keyof BulkRows>(
     const sql = options.onlyIf
       ? `WITH v (${columns}) AS (VALUES ${tuples.join(', ')}) INSERT INTO "${table}" (${columns}) SELECT ${names.map((n) => `v."${n}"`).join(', ')} FROM v WHERE ${options.onlyIf(provider)}${conflict} RETURNING "id"`
       : `INSERT INTO "${table}" (${columns}) VALUES ${tuples.join(', ')}${conflict} RETURNING "id"`;
-    const ids = await db.$queryRawUnsafe<{ id: string }[]>(sql, ...params);
+    // On SQLite, outside a transaction, straight on the connection with its cached statement (the hot
+    // inserts: deliveries, pushes, store events); else through the ORM.
+    const direct = directSqliteOf(db);
+    const ids = direct
+      ? await direct.rows<{ id: string }>(sql, params)
+      : await db.$queryRawUnsafe<{ id: string }[]>(sql, ...params);
     for (const { id } of ids) written.push(id);
   }
   return written;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { directSqliteOf } from '../../src/db/client.js';
 
 /**
  * SQLite has one connection per client, shared by the web route, the worker's loops and their
@@ -59,5 +60,40 @@ describe('one SQLite connection shared by concurrent callers', () => {
       expect(keys.has(`plain-${i}`)).toBe(true);
       expect(keys.has(`tx-${i}`)).toBe(i % 3 !== 0);
     }
+  });
+
+  it('the hot inserts straight on the connection wait for an open transaction: never rolled back with it', async () => {
+    await db.prisma.appState.deleteMany();
+    const direct = directSqliteOf(db.prisma);
+    expect(direct).not.toBeNull();
+    const insert = (key: string) =>
+      direct!.rows<{ key: string }>(
+        'INSERT INTO "AppState" ("key", "value", "updatedAt") VALUES (?, ?, ?) RETURNING "key"',
+        [key, 'direct', new Date().toISOString()],
+      );
+    for (let i = 0; i < 10; i++) {
+      let inside!: () => void;
+      const open = new Promise<void>((resolve) => (inside = resolve));
+      const transaction = db.prisma
+        .$transaction(async (tx) => {
+          await tx.appState.create({ data: { key: `tx-${i}`, value: 'v' } });
+          inside();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (i % 2 === 0) throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      await open;
+      // Sent while the transaction is open: it waits, then runs on its own.
+      const written = insert(`direct-${i}`);
+      await transaction;
+      expect(await written).toEqual([{ key: `direct-${i}` }]);
+    }
+    const keys = new Set((await db.prisma.appState.findMany()).map((r) => r.key));
+    for (let i = 0; i < 10; i++) {
+      expect(keys.has(`direct-${i}`), `direct-${i}`).toBe(true);
+      expect(keys.has(`tx-${i}`)).toBe(i % 2 !== 0);
+    }
+    // Inside a transaction there is no direct path: its statements stay in it.
+    await db.prisma.$transaction(async (tx) => expect(directSqliteOf(tx)).toBeNull());
   });
 });

@@ -1,0 +1,80 @@
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import type { SqlDriverAdapter, SqlQuery } from '@prisma/driver-adapter-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cacheSqliteStatements } from '../../src/db/sqlite-statement-cache.js';
+
+/** The adapter's own calls, through a cached connection: the answers of an uncached one, prepared once. */
+
+let adapter: SqlDriverAdapter | null = null;
+afterEach(async () => {
+  await adapter?.dispose();
+  adapter = null;
+});
+
+/** A query as the engine hands it to the adapter: each argument with its own type. */
+const query = (sql: string, args: Array<string | number> = []): SqlQuery =>
+  ({
+    sql,
+    args,
+    argTypes: args.map((a) => ({ scalarType: typeof a === 'number' ? 'int' : 'string', arity: 'scalar' })),
+  }) as unknown as SqlQuery;
+
+async function connect() {
+  adapter = await new PrismaBetterSqlite3({ url: ':memory:' }).connect();
+  const stats = cacheSqliteStatements(adapter, 3);
+  if (!stats) throw new Error('the adapter was not given a cache');
+  await adapter.executeScript('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+  return { adapter, stats };
+}
+
+describe('the SQLite statement cache', () => {
+  it('prepares each SQL text once; every use binds its own arguments', async () => {
+    const { adapter, stats } = await connect();
+    const insert = 'INSERT INTO t (id, name) VALUES (?, ?)';
+    for (let i = 1; i <= 5; i++) expect(await adapter.executeRaw(query(insert, [i, `n${i}`]))).toBe(1);
+    const select = 'SELECT id, name FROM t WHERE id >= ? ORDER BY id';
+    const all = await adapter.queryRaw(query(select, [1]));
+    const some = await adapter.queryRaw(query(select, [4]));
+    expect(all.rows.map((r) => r[1])).toEqual(['n1', 'n2', 'n3', 'n4', 'n5']);
+    expect(some.rows.map((r) => r[1])).toEqual(['n4', 'n5']);
+    expect(some.columnNames).toEqual(['id', 'name']);
+    expect(stats).toEqual({ prepared: 2, reused: 5 });
+    // A statement that returns nothing through queryRaw, as the engine sends some writes.
+    const update = await adapter.queryRaw(query('UPDATE t SET name = ? WHERE id = ?', ['x', 1]));
+    expect(update.rows).toEqual([]);
+  });
+
+  it('keeps the most recently used statements, and an evicted one still works', async () => {
+    const { adapter, stats } = await connect();
+    const texts = [1, 2, 3, 4].map((n) => `SELECT ${n} AS n`);
+    for (const sql of texts) await adapter.queryRaw(query(sql));
+    expect(stats.prepared).toBe(4);
+    // Capacity 3: the first was evicted, the last three are kept.
+    expect((await adapter.queryRaw(query(texts[3]!))).rows).toEqual([[4]]);
+    expect(stats.reused).toBe(1);
+    expect((await adapter.queryRaw(query(texts[0]!))).rows).toEqual([[1]]);
+    expect(stats.prepared).toBe(5);
+  });
+
+  it('transactions begin, commit and roll back as before', async () => {
+    const { adapter } = await connect();
+    for (const outcome of ['COMMIT', 'ROLLBACK', 'COMMIT']) {
+      const tx = await adapter.startTransaction();
+      await tx.executeRaw(query('INSERT INTO t (name) VALUES (?)', [outcome]));
+      await tx.executeRaw(query(outcome));
+      await (outcome === 'COMMIT' ? tx.commit() : tx.rollback());
+    }
+    const rows = await adapter.queryRaw(query('SELECT name FROM t ORDER BY id'));
+    expect(rows.rows).toEqual([['COMMIT'], ['COMMIT']]);
+  });
+
+  it('an error is the adapter’s error, and the statement stays usable', async () => {
+    const { adapter } = await connect();
+    const insert = 'INSERT INTO t (id, name) VALUES (?, ?)';
+    await adapter.executeRaw(query(insert, [1, 'a']));
+    await expect(adapter.executeRaw(query(insert, [1, 'b']))).rejects.toMatchObject({
+      name: 'DriverAdapterError',
+    });
+    expect(await adapter.executeRaw(query(insert, [2, 'b']))).toBe(1);
+  });
+});
