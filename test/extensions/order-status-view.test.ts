@@ -19,6 +19,18 @@ import {
   type Translate,
   troubles,
 } from '../../extensions/order-status-tracking/src/view.js';
+import type { OrderStatusParcel } from '../../src/proxy/order-status.js';
+
+/**
+ * The extension is built on its own (it may not import the app), so it spells the app's answer again;
+ * the type checker holds the two spellings to each other, both ways.
+ */
+export type AnswerMatchesApp = [OrderStatusParcel] extends [AnswerParcel]
+  ? [AnswerParcel] extends [OrderStatusParcel]
+    ? true
+    : never
+  : never;
+export const answerMatchesApp: AnswerMatchesApp = true;
 
 /**
  * The order status extension's view logic (extensions/order-status-tracking/src/view.ts), a pure module:
