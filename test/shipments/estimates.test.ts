@@ -350,3 +350,28 @@ describe('the predicted estimate of a stored read', () => {
     expect(await stored()).toMatchObject({ predictedDelivery: null, deliveredOnTime: false });
   });
 });
+
+describe('the last-mile carrier’s number', () => {
+  it('is stored when a read gives it, kept when a later read leaves it out', async () => {
+    const shop = await createShop(prisma);
+    const tracker = await createTracker(prisma, shop.id, { remote: 'present', syncState: 'synced' });
+    const stored = () => prisma.tracker.findUniqueOrThrow({ where: { id: tracker.id } });
+    const withNumber = {
+      ...shipment(tracker.trackingNumber, [event('in_transit', '2026-11-20 22:00:00')]),
+      deliveryNumber: 'DP-778899',
+      deliveryProvider: 'Deutsche Post',
+    };
+    await storeShipmentRead({ prisma }, await readTarget(tracker.id), withNumber, now, { guard: {} });
+    expect(await stored()).toMatchObject({ deliveryNumber: 'DP-778899', deliveryProvider: 'Deutsche Post' });
+    const without = shipment(tracker.trackingNumber, [
+      event('in_transit', '2026-11-20 22:00:00'),
+      event('out_for_delivery', '2026-11-21 07:00:00'),
+    ]);
+    await storeShipmentRead({ prisma }, await readTarget(tracker.id), without, now, { guard: {} });
+    expect(await stored()).toMatchObject({
+      status: 'out_for_delivery',
+      deliveryNumber: 'DP-778899',
+      deliveryProvider: 'Deutsche Post',
+    });
+  });
+});
