@@ -67,7 +67,10 @@ export function figures(intake: IntakeResult, drains: Drains, setting: DrainSett
       3,
     ),
     f('drain_cpu_us_per_tracker', cpuMicrosPer(drains.sqlite.cpu, drains.sqlite.created, ['emulator'])),
-    f('drain_cpu_us_per_tracker_64', cpuMicrosPer(drains.sqlite64.cpu, drains.sqlite64.created, ['emulator'])),
+    f(
+      'drain_cpu_us_per_tracker_64',
+      cpuMicrosPer(drains.sqlite64.cpu, drains.sqlite64.created, ['emulator']),
+    ),
     f('drain_pg1_cpu_us_per_tracker', cpuMicrosPer(drains.pg1.cpu, drains.pg1.created, ['emulator'])),
     f('drain_pg1_trackers_per_s', drains.pg1.trackersPerSec),
     f('drain_pg1_seconds', drains.pg1.seconds, 2),
