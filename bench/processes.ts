@@ -142,7 +142,11 @@ export function spawnTsx(
   preloads: readonly string[] = [],
 ): Child {
   const imports = preloads.flatMap((p) => ['--import', p]);
-  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, script, ...args], {
+  // BENCH_CPU_PROF_DIR: every child writes a V8 CPU profile there when it exits (bench/profile-top.ts reads them).
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF_DIR, name.replace(/\W+/g, '-'))}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...imports, script, ...args], {
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

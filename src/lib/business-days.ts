@@ -11,15 +11,24 @@ const dayMs = 24 * hourMs;
 
 const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
 
+/** Each zone's verdict, asked of Intl once (a formatter is costly to build; the problem sweep asks per parcel). */
+const zoneVerdicts = new Map<string, string>();
+
 /** A time zone Intl knows, else UTC (a shop's stored zone is the platform's IANA name). */
 export function knownTimeZone(timeZone: string | null | undefined): string {
   if (!timeZone) return 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return timeZone;
-  } catch {
-    return 'UTC';
+  let verdict = zoneVerdicts.get(timeZone);
+  if (verdict === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone });
+      verdict = timeZone;
+    } catch {
+      verdict = 'UTC';
+    }
+    // Bounded: a few hundred zones exist; anything past that is not worth keeping.
+    if (zoneVerdicts.size < 1_000) zoneVerdicts.set(timeZone, verdict);
   }
+  return verdict;
 }
 
 function weekdayFormat(timeZone: string): Intl.DateTimeFormat {
