@@ -215,6 +215,20 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
      * Changes settings that take effect by themselves. The tracking-page links setting has consequences
      * (fulfilments queued for new links): src/shipments/shop-settings.ts changes it.
      */
+    /** The notification settings' columns (src/ui/api/notifications.ts decides them; the Slack URL is apart). */
+    async updateNotifications(
+      shopId: string,
+      data: {
+        digestEnabled?: boolean;
+        digestHour?: number;
+        digestRecipients?: string | null;
+        nextDigestAt?: Date;
+        slackInstantProblems?: boolean;
+        slackPostedThrough?: Date;
+      },
+    ): Promise<Shop> {
+      return prisma.shop.update({ where: { id: shopId }, data });
+    },
     async updateSettings(
       shopId: string,
       settings: Partial<Omit<ShopSettings, 'linkToTrackingPage'>>,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
 import { nextDigestTime } from '../../notifications/digest-schedule.js';
 import {
@@ -71,7 +70,6 @@ export interface NotificationSettingsView {
 }
 
 export interface NotificationsDeps {
-  prisma: DatabaseClient;
   shops: ShopRepository;
   /** SMTP_URL is set (unset: false). */
   smtpConfigured?: boolean;
@@ -110,14 +108,7 @@ export async function saveNotificationSettings(
   if (body.slackWebhookUrl !== undefined)
     await deps.shops.saveSlackWebhook(shop.id, body.slackWebhookUrl === '' ? null : body.slackWebhookUrl);
 
-  const data: {
-    digestEnabled?: boolean;
-    digestHour?: number;
-    digestRecipients?: string | null;
-    nextDigestAt?: Date;
-    slackInstantProblems?: boolean;
-    slackPostedThrough?: Date;
-  } = {};
+  const data: Parameters<ShopRepository['updateNotifications']>[1] = {};
   if (body.digestEnabled !== undefined) data.digestEnabled = body.digestEnabled;
   if (body.recipients !== undefined)
     data.digestRecipients = storedRecipients(uniqueAddresses(body.recipients));
@@ -130,6 +121,6 @@ export async function saveNotificationSettings(
   if (shop.nextDigestAt === null || hour !== shop.digestHour)
     data.nextDigestAt = nextDigestTime({ digestHour: hour, timezone: shop.timezone }, now);
 
-  const updated = await deps.prisma.shop.update({ where: { id: shop.id }, data });
+  const updated = await deps.shops.updateNotifications(shop.id, data);
   return viewOf(updated, deps.smtpConfigured ?? false);
 }

@@ -8,7 +8,7 @@ import { hasAnyTracker, trackingLinkProgress } from '../../shipments/queries/ove
 import { countShopAttention } from './attention.js';
 import { type BalanceForecast, balanceForecast } from '../../shipments/balance-forecast.js';
 import type { ProblemKind } from '../../shipments/problem-words.js';
-import { countOpenProblems } from './problems.js';
+import { countOpenProblems } from '../../shipments/queries/problems.js';
 import { currentShop } from './current-shop.js';
 import { countFailed } from '../../jobs/retry-failed.js';
 import { countShopShipments } from './shipment-list.js';

@@ -11,6 +11,12 @@ import {
   storedProblemRules,
 } from '../../shipments/problems.js';
 import { lineOfEachTracker } from '../../shipments/queries/order-names.js';
+import {
+  applyProblemRules,
+  changeOpenProblem,
+  countOpenProblems,
+  openProblemsPage,
+} from '../../shipments/queries/problems.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 import { type StatusView, statusView } from './shipment-status.js';
@@ -65,29 +71,6 @@ export interface ProblemsPage {
   nextCursor: string | null;
 }
 
-/** Open and not snoozed (or its snooze is over) at `now`. */
-const showing = (shopId: string, now: Date) => ({
-  shopId,
-  closedAt: null,
-  OR: [{ snoozedUntil: null }, { snoozedUntil: { lte: now } }],
-});
-
-/** The shop's open problems per kind, snoozed ones left out: one grouped count on the index. */
-export async function countOpenProblems(
-  prisma: DatabaseClient,
-  shopId: string,
-  now: Date = new Date(),
-): Promise<Record<ProblemKind, number>> {
-  const grouped = await prisma.shipmentProblem.groupBy({
-    by: ['kind'],
-    where: showing(shopId, now),
-    _count: { _all: true },
-  });
-  const counts = Object.fromEntries(problemKinds.map((k) => [k, 0])) as Record<ProblemKind, number>;
-  for (const g of grouped) if (g.kind in counts) counts[g.kind as ProblemKind] = g._count._all;
-  return counts;
-}
-
 export async function listProblems(
   deps: { prisma: DatabaseClient; shops: ShopRepository },
   domain: string,
@@ -95,33 +78,13 @@ export async function listProblems(
   now: Date = new Date(),
 ): Promise<ProblemsPage> {
   const shop = await currentShop(deps.shops, domain);
-  const where = { ...showing(shop.id, now), ...(query.kind ? { kind: query.kind } : {}) };
-  const after = query.after;
   const [rows, counts] = await Promise.all([
-    deps.prisma.shipmentProblem.findMany({
-      where: {
-        AND: [
-          where,
-          ...(after?.at
-            ? [{ OR: [{ since: { gt: after.at } }, { since: after.at, id: { gt: after.id } }] }]
-            : []),
-        ],
-      },
-      orderBy: [{ since: 'asc' }, { id: 'asc' }],
-      take: problemsPerPage + 1,
-      include: {
-        tracker: {
-          select: {
-            id: true,
-            trackingNumber: true,
-            provider: true,
-            orderKey: true,
-            status: true,
-            statusDetail: true,
-          },
-        },
-      },
-    }),
+    openProblemsPage(
+      deps.prisma,
+      shop.id,
+      { kind: query.kind, after: query.after, take: problemsPerPage },
+      now,
+    ),
     countOpenProblems(deps.prisma, shop.id, now),
   ]);
   const page = keysetPage(rows, problemsPerPage, (r) => r.since);
@@ -205,15 +168,11 @@ async function changeOpen(
   prisma: DatabaseClient,
   shopId: string,
   problemId: string,
-  data: { closedAt?: Date; closedReason?: string; note?: string | null; snoozedUntil?: Date },
+  data: Parameters<typeof changeOpenProblem>[3],
 ): Promise<ProblemChange> {
-  const { count } = await prisma.shipmentProblem.updateMany({
-    where: { id: problemId, shopId, closedAt: null },
-    data,
-  });
-  const row = await prisma.shipmentProblem.findFirst({ where: { id: problemId, shopId } });
+  const { changed, row } = await changeOpenProblem(prisma, shopId, problemId, data);
   if (!row) return { ok: false, reason: 'not_found' };
-  if (count === 0) return { ok: false, reason: 'closed' };
+  if (!changed) return { ok: false, reason: 'closed' };
   return {
     ok: true,
     problem: {
@@ -258,16 +217,6 @@ export async function saveProblemRules(
     problemKinds.map((kind) => [kind, { ...before[kind], ...(body[kind] ?? {}) }]),
   ) as ProblemRules;
   const off = problemKinds.filter((kind) => !rules[kind].on);
-  await deps.prisma.$transaction([
-    deps.prisma.shop.update({ where: { id: shop.id }, data: { problemRules: storedProblemRules(rules) } }),
-    deps.prisma.shipmentProblem.updateMany({
-      where: { shopId: shop.id, closedAt: null, kind: { in: off } },
-      data: { closedAt: now, closedReason: 'rule_off' },
-    }),
-    deps.prisma.tracker.updateMany({
-      where: { shopId: shop.id, problemCheckAt: { not: null } },
-      data: { problemCheckAt: now },
-    }),
-  ]);
+  await applyProblemRules(deps.prisma, shop.id, storedProblemRules(rules), off, now);
   return { timezone: shop.timezone, rules };
 }
