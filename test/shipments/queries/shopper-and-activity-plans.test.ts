@@ -11,6 +11,7 @@ import { countRefusedWrites, refusedWritesPage } from '../../../src/shipments/qu
 import {
   countTrackingPageLookup,
   lineByTrackingNumber,
+  linesOfFulfillment,
   linesOfOrders,
   ordersByNameAndEmail,
   shopByDomain,
@@ -18,6 +19,8 @@ import {
 } from '../../../src/shipments/queries/shopper-lookups.js';
 import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../../helpers/database.js';
 import { carrierBackfillSql } from '../../../src/shipments/rollups.js';
+import { readTrackingPageSettings } from '../../../src/shops/tracking-page-settings.js';
+import { countOpenProblems, openProblemsPage } from '../../../src/shipments/queries/problems.js';
 
 /**
  * Issue 19 ("a store with a million shipments"): the shoppers' page's lookups, carriers seen and the
@@ -176,8 +179,37 @@ describe.runIf(provider === 'postgresql')('query plans of a large shop among man
       expect(await linesOfOrders(prisma, big.id, ['1234', '1235'], 50)).toHaveLength(4);
       expect(await trackersOfOrder(prisma, big.id, '1234')).toHaveLength(2);
       await countTrackingPageLookup(prisma, big.id);
+      // The page's settings (by the shop's key), and the order status extension's fulfilment.
+      expect((await readTrackingPageSettings(prisma, big.id)).accentColor).toBe('#1a1a1a');
+      expect(await linesOfFulfillment(prisma, big.id, 'f1234', 20)).toHaveLength(2);
     });
     expectIndexed(plans);
+  });
+
+  it('Needs attention: a page of open problems and their counts per kind, on the shop index', async () => {
+    await database.prisma.$executeRawUnsafe(
+      `INSERT INTO "ShipmentProblem" (id, "shopId", "trackerId", kind, since, "openedAt")
+         SELECT 'p' || g, '${big.id}', 't' || g, CASE WHEN g % 2 = 0 THEN 'stalled' ELSE 'carrier_exception' END,
+           now() - g * interval '1 minute', now()
+         FROM generate_series(1, 3000) g`,
+    );
+    // Most problems close (by themselves, or handled): the open ones are a slice of the shop's rows.
+    await database.prisma.$executeRawUnsafe(
+      `INSERT INTO "ShipmentProblem" (id, "shopId", "trackerId", kind, since, "openedAt", "closedAt", "closedReason")
+         SELECT 'pc' || g, '${big.id}', 't' || g, 'stalled', now() - g * interval '1 minute', now(), now(), 'moved'
+         FROM generate_series(3001, ${parcels}) g`,
+    );
+    await database.prisma.$executeRawUnsafe('ANALYZE "ShipmentProblem"');
+    const plans = await recorder.plans(async (prisma) => {
+      const page = await openProblemsPage(prisma, big.id, { kind: 'stalled', take: 50 }, new Date());
+      expect(page).toHaveLength(51);
+      const counts = await countOpenProblems(prisma, big.id);
+      expect(counts.stalled + counts.carrier_exception).toBe(3000);
+    });
+    for (const plan of plans) {
+      if (process.env.PRINT_PLANS) console.log(plan);
+      expect(plan, plan).not.toMatch(/Seq Scan on "(ShipmentProblem|Tracker)"/);
+    }
   });
 
   it('carriers seen: from its rollup by the shop key, never the lines, a row per carrier, paged by key', async () => {
