@@ -18,7 +18,7 @@ import {
 import { proxyLocale, proxyMessages } from './messages.js';
 import { type ProxyPage, proxyPagePolicy, renderProxyPage } from './render.js';
 import { readTrackingPageSettings } from '../shops/tracking-page-settings.js';
-import { checkViewToken, viewToken, type ViewTarget } from './view-link.js';
+import { checkViewToken, viewLinkExpiry, viewToken, type ViewTarget } from './view-link.js';
 import type { LookupLimiter, Visitor } from './lookup-limits.js';
 import { trackingPageLookups } from '../observability/metrics.js';
 import type { OrderRefresher } from './refresh.js';
@@ -199,14 +199,12 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
 
 /** The answer's share link, on the page's own path, in its language and mode. */
 function shareLink(apiSecret: string, shopId: string, target: ViewTarget, page: ProxyPage, now: number) {
-  const token = viewToken(apiSecret, shopId, target, now);
-  const checked = checkViewToken(apiSecret, shopId, token, now);
-  const params = new URLSearchParams({ view: token });
+  const params = new URLSearchParams({ view: viewToken(apiSecret, shopId, target, now) });
   if (page.localeParam) params.set('locale', page.localeParam);
   if (page.html) params.set('format', 'html');
   return {
     href: `${page.action}?${params.toString()}`,
-    validUntil: checked.ok ? checked.expiresAt.toISOString().slice(0, 10) : '',
+    validUntil: viewLinkExpiry(now).toISOString().slice(0, 10),
   };
 }
 

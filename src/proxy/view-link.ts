@@ -26,6 +26,11 @@ function signatureOf(apiSecret: string, payload: string): Buffer {
   return createHmac('sha256', keyOf(apiSecret)).update(payload).digest().subarray(0, 18);
 }
 
+/** When a link made at `now` stops opening its view (whole seconds, as the token carries it). */
+export function viewLinkExpiry(now: number, lifetimeMs = viewLinkLifetimeMs): Date {
+  return new Date(Math.floor((now + lifetimeMs) / 1000) * 1000);
+}
+
 /** The `view` parameter's value for this shop's target, valid until `now + lifetime`. */
 export function viewToken(
   apiSecret: string,
@@ -35,7 +40,7 @@ export function viewToken(
   lifetimeMs = viewLinkLifetimeMs,
 ): string {
   const ref = target.kind === 'parcel' ? target.trackingNumber : target.orderId;
-  const expires = Math.floor((now + lifetimeMs) / 1000);
+  const expires = viewLinkExpiry(now, lifetimeMs).getTime() / 1000;
   const payload = Buffer.from(
     JSON.stringify([1, shopId, target.kind === 'parcel' ? 'p' : 'o', ref, expires]),
   ).toString('base64url');
