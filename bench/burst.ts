@@ -35,6 +35,11 @@ export function benchShops(count: number): BenchShop[] {
   });
 }
 
+/** The shops' accounts at the emulator: a Pro plan with a balance no bench run can spend. */
+export function emulatorAccounts(shops: readonly BenchShop[]) {
+  return shops.map((s) => ({ apiKey: s.apiKey, appName: s.appName, plan: 'Pro', balance: 1_000_000_000 }));
+}
+
 /** Store carrier names (as merchants pick them) and the provider each maps to with no merchant mapping. */
 export const burstCarriers: ReadonlyArray<{ name: string; slug: string }> = [
   { name: 'UPS', slug: 'ups' },

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
-import { benchShops, fixture, makeBurst } from './burst.js';
+import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
 import { Cleanup } from './cleanup.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';
 import { machineBusyNow } from './cpu.js';
@@ -104,12 +104,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   const emulatorStarting = startEmulatorProcess({
     port: emulatorPort,
     latencyMs: params.drain.latencyMs,
-    accounts: shops.map((s) => ({
-      apiKey: s.apiKey,
-      appName: s.appName,
-      plan: 'Pro',
-      balance: 1_000_000_000,
-    })),
+    accounts: emulatorAccounts(shops),
   });
   const intakeStarting = Promise.all([
     startLoadGenerator(),

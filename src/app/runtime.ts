@@ -23,7 +23,7 @@ import { parseKeyring } from '../shops/crypto.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
 import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
 import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
-import type { FetchLike } from '../tracking/request.js';
+import type { FetchLike } from '../tracking/transport.js';
 import { createReadinessCheck } from './readiness.js';
 import { createApp } from './server.js';
 import { databaseGauges, startMetricsServer } from './metrics-route.js';
@@ -69,7 +69,10 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     const { applied } = await applyMigrations(config.databaseUrl);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
-  const db = await createDatabase(config.databaseUrl);
+  const db = await createDatabase(config.databaseUrl, {
+    onCheckpointError: (message) =>
+      logger.warn({ err: message }, 'SQLite checkpoint failed; commits checkpoint instead'),
+  });
   const shops = createShopRepository(db.prisma, keyring);
   const carriers = createCarrierRepository(db.prisma);
   const client = createTrackingClient({
@@ -77,6 +80,9 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     logger,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     timeoutMs: options.clientTimeoutMs ?? config.trackingTimeoutMs,
+    // Kept-alive connections for the calls in flight: the tracker syncs' and the status reads' (each up to
+    // WORKER_CONCURRENCY at once); more wait for a free connection rather than open new ones.
+    maxSockets: 2 * config.workerConcurrency,
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const sessionStorage = new PrismaSessionStorage(db.prisma, { keyring, logger });

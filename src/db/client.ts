@@ -2,6 +2,8 @@ import type { Prisma, PrismaClient } from '../generated/sqlite/client.js';
 import { registerProvider } from './provider-of.js';
 import { createAdapterFactory, ensureSqliteParentDir, SQLITE_BUSY_TIMEOUT_MS } from './adapters.js';
 import { type DatabaseProvider, sqliteFilePath } from './provider.js';
+import { type DirectPg, withNamedStatements } from './pg-named-statements.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { type DirectSqlite, withStatementCache } from './sqlite-statement-cache.js';
 
 /**
@@ -26,7 +28,13 @@ export interface Database {
  * `journal_mode=WAL` (persistent, lets readers work during a write), `synchronous=NORMAL` (safe with
  * WAL, far fewer fsyncs) and `busy_timeout` (wait for locks instead of failing with SQLITE_BUSY).
  */
-export async function createDatabase(databaseUrl: string): Promise<Database> {
+export async function createDatabase(
+  databaseUrl: string,
+  options: {
+    /** A SQLite checkpoint that failed on its thread (the commits' own checkpoint is the backstop). */
+    onCheckpointError?: (message: string) => void;
+  } = {},
+): Promise<Database> {
   const { provider, factory: adapter } = createAdapterFactory(databaseUrl);
   let prisma: DatabaseClient;
   if (provider === 'sqlite') {
@@ -39,9 +47,15 @@ export async function createDatabase(databaseUrl: string): Promise<Database> {
     directConnections.set(prisma, () => direct);
   } else {
     const { PrismaClient } = await import('../generated/postgresql/client.js');
+    // The hot statements run on the same pool past the ORM, as named prepared statements
+    // (src/db/pg-named-statements.ts).
+    let direct: DirectPg | null = null;
     // Same models, different provider: the PostgreSQL client's model API is identical to the SQLite
     // client's, but TypeScript sees two unrelated generated classes, hence the cast.
-    prisma = new PrismaClient({ adapter }) as unknown as DatabaseClient;
+    prisma = new PrismaClient({
+      adapter: withNamedStatements(adapter, (d) => (direct = d)),
+    }) as unknown as DatabaseClient;
+    directPgConnections.set(prisma, () => direct);
   }
 
   try {
@@ -56,16 +70,31 @@ export async function createDatabase(databaseUrl: string): Promise<Database> {
   }
 
   registerProvider(prisma, provider);
+  // SQLite's checkpoints on a thread of their own, off the event loop (src/db/sqlite-checkpointer.ts).
+  const file = provider === 'sqlite' ? sqliteFilePath(databaseUrl) : ':memory:';
+  const checkpointer =
+    file === ':memory:'
+      ? null
+      : startCheckpointer(file, {
+          busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+          ...(options.onCheckpointError ? { onError: options.onCheckpointError } : {}),
+        });
   let closing: Promise<void> | undefined;
   return {
     prisma,
     provider,
     close: () => {
-      closing ??= prisma.$disconnect();
+      closing ??= (async () => {
+        await checkpointer?.stop();
+        await prisma.$disconnect();
+      })();
       return closing;
     },
   };
 }
+
+/** WAL pages after which a commit copies the log into the database file (SQLite's default: 1 000). */
+export const SQLITE_WAL_CHECKPOINT_PAGES = 10_000;
 
 async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promise<void> {
   // The adapter opens one better-sqlite3 connection per client, so these per-connection pragmas hold
@@ -76,12 +105,17 @@ async function configureSqlite(prisma: DatabaseClient, inMemory: boolean): Promi
     throw new Error(`Could not switch SQLite to WAL mode (journal_mode is ${String(mode?.journal_mode)})`);
   }
   await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+  // The checkpointer thread copies the log into the database file (src/db/sqlite-checkpointer.ts); a commit
+  // does it itself only past 10 000 pages (40 MB; SQLite's default is 1 000), the backstop should that
+  // thread fall behind. A busy index page changed by many commits is copied once per checkpoint.
+  await prisma.$executeRawUnsafe(`PRAGMA wal_autocheckpoint = ${SQLITE_WAL_CHECKPOINT_PAGES}`);
   // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced by its sealed
   // form (store tokens written before they were sealed) must not stay readable in the file.
   await prisma.$executeRawUnsafe('PRAGMA secure_delete = ON');
 }
 
 const directConnections = new WeakMap<object, () => DirectSqlite | null>();
+const directPgConnections = new WeakMap<object, () => DirectPg | null>();
 
 /**
  * Statements straight on a SQLite client's connection (serialised with its transactions), or null: on
@@ -89,6 +123,14 @@ const directConnections = new WeakMap<object, () => DirectSqlite | null>();
  */
 export function directSqliteOf(db: object): DirectSqlite | null {
   return directConnections.get(db)?.() ?? null;
+}
+
+/**
+ * Named prepared statements on a PostgreSQL client's pool, or null: on SQLite, inside a transaction, or before
+ * the client connected.
+ */
+export function directPgOf(db: object): DirectPg | null {
+  return directPgConnections.get(db)?.() ?? null;
 }
 
 /** The client handed to an interactive transaction's callback. */

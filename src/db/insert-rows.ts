@@ -1,6 +1,7 @@
 import { columnTypes } from '../generated/column-types.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { type DatabaseClient, directSqliteOf, type Tx } from './client.js';
+import type { DatabaseClient, Tx } from './client.js';
+import { hotPathOf } from './hot-path.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
 
@@ -27,7 +28,7 @@ export interface BulkRows {
   ShipmentProblem: Prisma.ShipmentProblemCreateManyInput;
 }
 
-const pgCast: Record<ColumnType, string> = {
+export const pgCast: Record<ColumnType, string> = {
   text: 'text',
   int: 'integer',
   bool: 'boolean',
@@ -64,31 +65,37 @@ export async function insertRows<T extends keyof BulkRows>(
   for (const name of names) {
     if (!types[name]) throw new Error(`${table} has no column ${name}`);
   }
+  const conflict = options.skipConflictsOn
+    ? ` ON CONFLICT (${options.skipConflictsOn.map((n) => `"${n}"`).join(', ')}) DO NOTHING`
+    : '';
+  const columns = names.map((n) => `"${n}"`).join(', ');
+  const only = options.onlyIf ? ` WHERE ${options.onlyIf(provider)}` : '';
   const written: string[] = [];
   for (let start = 0; start < rows.length; start += chunkRows) {
-    const chunk = rows.slice(start, start + chunkRows);
-    const params: unknown[] = [];
-    const tuples = chunk.map((row) => {
-      const record = row as Record<string, CellValue | undefined>;
-      const cells = names.map((name) => {
-        params.push(toParam(record[name] ?? null, types[name]!, provider));
-        return provider === 'postgresql' ? `$${params.length}::${pgCast[types[name]!]}` : '?';
+    const chunk = rows.slice(start, start + chunkRows) as readonly Record<string, CellValue | undefined>[];
+    const cell = (row: Record<string, CellValue | undefined>, name: string) =>
+      toParam(row[name] ?? null, types[name]!, provider);
+    let sql: string;
+    let params: unknown[];
+    if (provider === 'postgresql') {
+      // One array per column, zipped by unnest: the same text whatever the number of rows, so it is prepared
+      // once per connection (src/db/pg-named-statements.ts), not once per row count.
+      params = names.map((name) => chunk.map((row) => cell(row, name)));
+      const arrays = names.map((name, i) => `$${i + 1}::${pgCast[types[name]!]}[]`);
+      sql = `INSERT INTO "${table}" (${columns}) SELECT ${names.map((n) => `v."${n}"`).join(', ')} FROM unnest(${arrays.join(', ')}) AS v (${columns})${only}${conflict} RETURNING "id"`;
+    } else {
+      params = [];
+      const tuples = chunk.map((row) => {
+        for (const name of names) params.push(cell(row, name));
+        return `(${names.map(() => '?').join(', ')})`;
       });
-      return `(${cells.join(', ')})`;
-    });
-    const conflict = options.skipConflictsOn
-      ? ` ON CONFLICT (${options.skipConflictsOn.map((n) => `"${n}"`).join(', ')}) DO NOTHING`
-      : '';
-    const columns = names.map((n) => `"${n}"`).join(', ');
-    const sql = options.onlyIf
-      ? `WITH v (${columns}) AS (VALUES ${tuples.join(', ')}) INSERT INTO "${table}" (${columns}) SELECT ${names.map((n) => `v."${n}"`).join(', ')} FROM v WHERE ${options.onlyIf(provider)}${conflict} RETURNING "id"`
-      : `INSERT INTO "${table}" (${columns}) VALUES ${tuples.join(', ')}${conflict} RETURNING "id"`;
-    // On SQLite, outside a transaction, straight on the connection with its cached statement (the hot
-    // inserts: deliveries, pushes, store events); else through the ORM.
-    const direct = directSqliteOf(db);
-    const ids = direct
-      ? await direct.rows<{ id: string }>(sql, params)
-      : await db.$queryRawUnsafe<{ id: string }[]>(sql, ...params);
+      sql = options.onlyIf
+        ? `WITH v (${columns}) AS (VALUES ${tuples.join(', ')}) INSERT INTO "${table}" (${columns}) SELECT ${names.map((n) => `v."${n}"`).join(', ')} FROM v${only}${conflict} RETURNING "id"`
+        : `INSERT INTO "${table}" (${columns}) VALUES ${tuples.join(', ')}${conflict} RETURNING "id"`;
+    }
+    // Outside a transaction past the ORM, its statement prepared once (the hot inserts: deliveries, pushes,
+    // store events: src/db/hot-path.ts); in one, through it.
+    const ids = await hotPathOf(db).rows<{ id: string }>(sql, params);
     for (const { id } of ids) written.push(id);
   }
   return written;
@@ -104,7 +111,7 @@ export function sqlTimestamp(value: Date, provider: string): string {
   return provider === 'postgresql' ? value.toISOString() : value.toISOString().replace(/Z$/, '+00:00');
 }
 
-function toParam(value: CellValue, type: ColumnType, provider: string): unknown {
+export function toParam(value: CellValue, type: ColumnType, provider: string): unknown {
   if (value === null) return null;
   if (type === 'timestamp') {
     if (!(value instanceof Date)) throw new TypeError('timestamp columns take Date values');

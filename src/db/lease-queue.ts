@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { DatabaseClient, Tx } from './client.js';
+import { type HotPath, hotPathOf, inHotTransaction } from './hot-path.js';
 import { sqlTimestamp } from './insert-rows.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
@@ -108,8 +109,11 @@ class Statement {
     return this.value(sqlTimestamp(date, this.provider), 'timestamp(3)');
   }
 
-  list(ids: readonly string[]): string {
-    return ids.map((id) => this.value(id, 'text')).join(', ');
+  /** Membership in `ids`: one array parameter on PostgreSQL (one text for every batch size), a list on SQLite. */
+  inList(ids: readonly string[]): string {
+    return this.provider === 'postgresql'
+      ? `= ANY(${this.value(ids, 'text[]')})`
+      : `IN (${ids.map((id) => this.value(id, 'text')).join(', ')})`;
   }
 
   /** Trusted SQL with `:now` placeholders. */
@@ -169,9 +173,9 @@ export async function claimDue(db: Db, queue: QueueDescription, request: ClaimRe
   // Placeholders are numbered (PostgreSQL) or positional (SQLite): every part is built in text order.
   const head = leaseHead(queue, s, request);
   const pick = `SELECT q."id" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)}) ORDER BY ${queue.orderBy} LIMIT ${s.value(request.limit, 'integer')}${s.provider === 'postgresql' ? ' FOR UPDATE OF q SKIP LOCKED' : ''}`;
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+  const rows = await hotPathOf(db).rows<{ id: string }>(
     `${head} WHERE "id" IN (${pick}) RETURNING "id"`,
-    ...s.params,
+    s.params,
   );
   return rows.map((x) => x.id);
 }
@@ -234,16 +238,16 @@ async function claimByShopOnce(
   const provider = providerOf(db);
   const list = claimByShopStatements.dueShops(provider, queue, request.now, request.limit);
   const shops = (
-    await db.$queryRawUnsafe<{ shopId: string; eligible: number | bigint }[]>(list.sql, ...list.params)
+    await hotPathOf(db).rows<{ shopId: string; eligible: number | bigint | string }>(list.sql, list.params)
   ).map((row) => ({ shopId: row.shopId, eligible: Number(row.eligible) > 0 }));
   if (shops.length === 0) return { leased: [], listFull: false };
   const eligible = shops.filter((shop) => shop.eligible).map((shop) => shop.shopId);
   const lease = eligible.length > 0 ? claimByShopStatements.lease(provider, queue, eligible, request) : null;
   type Leased = { id: string; shopId: string }[];
-  const leaseAndReplace = async (tx: Db) => {
-    const rows = lease ? await tx.$queryRawUnsafe<Leased>(lease.sql, ...lease.params) : [];
+  const leaseAndReplace = async (hot: HotPath) => {
+    const rows = lease ? await hot.rows<Leased[number]>(lease.sql, lease.params) : [];
     await replaceDueShops(
-      tx,
+      hot,
       queue,
       toReplace(shops, rows, request, perShopOf(byShop, request)),
       request.now,
@@ -251,7 +255,9 @@ async function claimByShopOnce(
     return rows;
   };
   const leased =
-    provider === 'postgresql' ? await indexOrdered(db, leaseAndReplace) : await leaseAndReplace(db);
+    provider === 'postgresql'
+      ? await indexOrdered(db, leaseAndReplace)
+      : await leaseAndReplace(hotPathOf(db));
   return { leased: leased.map((row) => row.id), listFull: shops.length >= shopsListed(request.limit) };
 }
 
@@ -259,29 +265,31 @@ async function claimByShopOnce(
  * Replaces the DueShop entries of `shopIds` (see claimByShopStatements.replaceDueShops). SQLite: the new
  * entries first, then the ones there before them; a new entry a writer adds meanwhile stays.
  */
-async function replaceDueShops(db: Db, queue: QueueDescription, shopIds: string[], now: Date): Promise<void> {
+async function replaceDueShops(
+  hot: HotPath,
+  queue: QueueDescription,
+  shopIds: string[],
+  now: Date,
+): Promise<void> {
   if (shopIds.length === 0) return;
-  const provider = providerOf(db);
-  const replace = claimByShopStatements.replaceDueShops(provider, queue, shopIds, now);
-  if (provider === 'postgresql') {
-    await db.$executeRawUnsafe(replace.sql, ...replace.params);
+  const replace = claimByShopStatements.replaceDueShops(hot.provider, queue, shopIds, now);
+  if (hot.provider === 'postgresql') {
+    await hot.run(replace.sql, replace.params);
     return;
   }
   const ofShops = `"queue" = ? AND "shopId" IN (SELECT "value" FROM json_each(?))`;
   const shopsJson = JSON.stringify(shopIds);
-  const before = await db.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT "id" FROM "DueShop" WHERE ${ofShops}`,
+  const before = await hot.rows<{ id: string }>(`SELECT "id" FROM "DueShop" WHERE ${ofShops}`, [
     queue.name,
     shopsJson,
-  );
-  await db.$executeRawUnsafe(replace.sql, ...replace.params);
+  ]);
+  await hot.run(replace.sql, replace.params);
   if (before.length === 0) return;
-  await db.$executeRawUnsafe(
-    `DELETE FROM "DueShop" WHERE ${ofShops} AND "id" IN (SELECT "value" FROM json_each(?))`,
+  await hot.run(`DELETE FROM "DueShop" WHERE ${ofShops} AND "id" IN (SELECT "value" FROM json_each(?))`, [
     queue.name,
     shopsJson,
     JSON.stringify(before.map((row) => row.id)),
-  );
+  ]);
 }
 
 function perShopOf(byShop: ByShop, request: ClaimRequest): number {
@@ -319,18 +327,18 @@ function toReplace(
  * otherwise pick a bitmap scan that reads all of a big shop's due rows and sorts them (tens of milliseconds
  * for one shop with a large backlog). In the caller's transaction the setting is put back afterwards.
  */
-async function indexOrdered<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+async function indexOrdered<T>(db: Db, fn: (hot: HotPath) => Promise<T>): Promise<T> {
   if (isClient(db)) {
-    return db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
-      return fn(tx);
+    return inHotTransaction(db, async (hot) => {
+      await hot.run('SET LOCAL enable_bitmapscan = off', []);
+      return fn(hot);
     });
   }
   const [was] = await db.$queryRawUnsafe<{ v: string }[]>(
     `SELECT current_setting('enable_bitmapscan') AS "v", set_config('enable_bitmapscan', 'off', true)`,
   );
   try {
-    return await fn(db);
+    return await fn(hotPathOf(db));
   } finally {
     await db.$queryRawUnsafe(`SELECT set_config('enable_bitmapscan', $1, true)`, was?.v ?? 'on');
   }
@@ -446,9 +454,9 @@ export async function renewLeases(
   const held: string[] = [];
   for (let start = 0; start < ids.length; start += idChunk) {
     const s = new Statement(providerOf(db));
-    const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-      `UPDATE "${queue.table}" SET "${queue.lease.expiresAt}" = ${s.time(expiresAt)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" IN (${s.list(ids.slice(start, start + idChunk))}) RETURNING "id"`,
-      ...s.params,
+    const rows = await hotPathOf(db).rows<{ id: string }>(
+      `UPDATE "${queue.table}" SET "${queue.lease.expiresAt}" = ${s.time(expiresAt)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inList(ids.slice(start, start + idChunk))} RETURNING "id"`,
+      s.params,
     );
     for (const row of rows) held.push(row.id);
   }
@@ -466,9 +474,9 @@ export async function releaseLeases(
   let released = 0;
   for (let start = 0; start < ids.length; start += idChunk) {
     const s = new Statement(providerOf(db));
-    released += await db.$executeRawUnsafe(
-      `UPDATE "${queue.table}" SET "${queue.lease.owner}" = NULL, "${queue.lease.expiresAt}" = NULL${touched(queue, s, now)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" IN (${s.list(ids.slice(start, start + idChunk))})`,
-      ...s.params,
+    released += await hotPathOf(db).run(
+      `UPDATE "${queue.table}" SET "${queue.lease.owner}" = NULL, "${queue.lease.expiresAt}" = NULL${touched(queue, s, now)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inList(ids.slice(start, start + idChunk))}`,
+      s.params,
     );
   }
   return released;
@@ -511,10 +519,11 @@ export async function queueDepth(
   const count = s.done(
     `SELECT COUNT(*) AS "n", MIN(c."at") AS "oldest" FROM (${rows} LIMIT ${s.value(cap, 'integer')}) AS c`,
   );
-  type Found = { n: number | bigint; oldest: string | Date | null }[];
-  const read = (tx: Db) => tx.$queryRawUnsafe<Found>(count.sql, ...count.params);
+  type Found = { n: number | bigint | string; oldest: string | Date | null };
+  const read = (hot: HotPath) => hot.rows<Found>(count.sql, count.params);
   // Shop by shop on PostgreSQL: each shop's rows through the index, stopping at the cap (see indexOrdered).
-  const found = queue.byShop && s.provider === 'postgresql' ? await indexOrdered(db, read) : await read(db);
+  const found =
+    queue.byShop && s.provider === 'postgresql' ? await indexOrdered(db, read) : await read(hotPathOf(db));
   const row = found[0];
   const oldest = row?.oldest ? new Date(row.oldest) : null;
   return {

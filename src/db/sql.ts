@@ -34,6 +34,16 @@ export class SqlParams {
     return values.length === 0 ? '(NULL)' : `(${values.map((v) => this.text(v)).join(', ')})`;
   }
 
+  /**
+   * Membership in a list of ids: `= ANY($n::text[])` on PostgreSQL (one text whatever the list's length, so a
+   * statement prepared once serves every batch), `IN (?, ?, …)` on SQLite; an empty list matches nothing.
+   */
+  inTexts(values: readonly string[]): string {
+    return this.provider === 'postgresql'
+      ? `= ANY(${this.value(values, 'text[]')})`
+      : `IN ${this.texts(values)}`;
+  }
+
   /** Any value, cast on PostgreSQL to `pgType`. */
   value(value: unknown, pgType: string): string {
     this.values.push(value);

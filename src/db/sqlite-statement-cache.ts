@@ -94,6 +94,8 @@ export function cacheSqliteStatements(
  */
 export interface DirectSqlite {
   rows<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  /** A write's count of rows changed. */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
 }
 
 interface Transaction {
@@ -137,18 +139,26 @@ function directOn(adapter: SqlDriverAdapter): DirectSqlite | null {
     end.rollback = () => rollback().finally(once);
     return tx;
   };
+  const bound = async (sql: string, params: readonly unknown[]) => {
+    while (open > 0) await new Promise<void>((resolve) => waiters.push(resolve));
+    const prepare = client.prepare as unknown as (sql: string) => {
+      bind(args: unknown[]): ReturnType<typeof boundUse>;
+    };
+    return prepare(sql).bind([...params]);
+  };
   return {
     async rows<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
-      while (open > 0) await new Promise<void>((resolve) => waiters.push(resolve));
-      const prepare = client.prepare as unknown as (sql: string) => {
-        bind(args: unknown[]): ReturnType<typeof boundUse>;
-      };
-      const statement = prepare(sql).bind([...params]);
+      const statement = await bound(sql, params);
       if (!statement.reader) {
         statement.run();
         return [];
       }
       return statement.all() as T[];
+    },
+    async run(sql, params) {
+      const statement = await bound(sql, params);
+      if (statement.reader) return statement.all().length;
+      return (statement.run() as { changes?: number }).changes ?? 0;
     },
   };
 }

@@ -8,8 +8,13 @@ import { z } from 'zod';
  * (storableString).
  */
 export function storableText(value: string): string {
-  return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').toWellFormed();
+  // Most text is clean already: looked at first, copied only when something must go.
+  const kept = controlCharacter.test(value) ? value.replace(controlCharacters, '') : value;
+  return kept.isWellFormed() ? kept : kept.toWellFormed();
 }
+
+const controlCharacter = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const controlCharacters = new RegExp(controlCharacter.source, 'g');
 
 /** What no supported database stores as text: a NUL (PostgreSQL), a UTF-16 surrogate without its pair. */
 export function isStorableText(value: string): boolean {

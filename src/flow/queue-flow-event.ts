@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient, Tx } from '../db/client.js';
+import { hotPathOf } from '../db/hot-path.js';
 import { queryRows, SqlParams } from '../db/sql.js';
 import type { FlowTriggerPayload } from '../shopify/flow-trigger-receive.js';
 import type { FlowTriggerHandle } from './triggers.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * The Flow outbox: a trigger to fire becomes a FlowEvent row, sent later by src/flow/send-flow-events.ts.
@@ -30,12 +31,18 @@ export async function queueFlowEvent(
   event: FlowEventInput,
   now: Date = new Date(),
 ): Promise<QueueOutcome> {
-  const inUse = await db.flowTriggerInUse.findUnique({
-    where: { shopId_handle: { shopId: event.shopId, handle: event.handle } },
-    select: { shopId: true },
-  });
-  if (!inUse) return 'not_in_use';
+  if (!(await triggerInUse(db, event.shopId, event.handle))) return 'not_in_use';
   return (await queueFlowEvents(db, [event], now)) > 0 ? 'queued' : 'duplicate';
+}
+
+/** Whether the shop has an enabled workflow on the trigger (one primary-key read, on the hot path). */
+export async function triggerInUse(db: Db, shopId: string, handle: FlowTriggerHandle): Promise<boolean> {
+  const p = SqlParams.for(db);
+  const rows = await hotPathOf(db).rows(
+    `SELECT 1 AS "inUse" FROM "FlowTriggerInUse" WHERE "shopId" = ${p.text(shopId)} AND "handle" = ${p.text(handle)}`,
+    p.values,
+  );
+  return rows.length > 0;
 }
 
 /** The handles a shop has workflows on. */
@@ -64,7 +71,7 @@ export async function queueFlowEvents(
       .slice(start, start + chunkRows)
       .map(
         (e) =>
-          `(${p.text(randomUUID())}, ${p.text(e.shopId)}, ${p.text(e.handle)}, ${p.text(JSON.stringify(e.payload))}, ${p.text(e.dedupeKey)})`,
+          `(${p.text(newRowId())}, ${p.text(e.shopId)}, ${p.text(e.handle)}, ${p.text(JSON.stringify(e.payload))}, ${p.text(e.dedupeKey)})`,
       )
       .join(', ');
     const rows = await queryRows<{ id: string }>(

@@ -146,10 +146,12 @@ export async function queueShipmentChanges(
   before: ShipmentState,
   after: ShipmentState,
   now: Date = new Date(),
+  /** The shop's triggers in use, when the caller read them once for many trackers (the insert decides anyway). */
+  known?: ReadonlySet<string>,
 ): Promise<number> {
   const changes = shipmentChanges(before, after);
   if (changes.length === 0) return 0;
-  const inUse = await handlesInUse(db, tracker.shopId);
+  const inUse = known ?? (await handlesInUse(db, tracker.shopId));
   const wanted = changes.filter((c) => inUse.has(c.handle));
   if (wanted.length === 0) return 0;
   const parcel = await parcelOf(db, tracker.id);

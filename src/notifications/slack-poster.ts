@@ -1,4 +1,4 @@
-import { readBounded, type FetchLike } from '../tracking/request.js';
+import { readBounded, type FetchLike } from '../tracking/transport.js';
 
 /**
  * Posts a message to a Slack incoming webhook. One attempt per call, with a timeout and a bounded read of

@@ -1,5 +1,4 @@
 import { nowOf } from '../lib/clock.js';
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
 import { type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { statusPollQueue } from '../db/queues.js';
@@ -30,6 +29,7 @@ import {
   statusFromShipment,
   storedEventsOf,
 } from './status.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * Reads the status of active trackers back from the service, on the schedule the status calls for
@@ -502,7 +502,7 @@ async function queueStoreEvents(
   const estimate = parseServiceTime(estimatedDelivery);
   const rows = fulfillmentIds.flatMap((fulfillmentId) =>
     changes.map((c) => ({
-      id: randomUUID(),
+      id: newRowId(),
       shopId: tracker.shopId,
       trackerId: tracker.id,
       fulfillmentId,

@@ -103,22 +103,46 @@ async function postClaimed(
       fulfillmentId: { in: [...new Set(rows.map((r) => r.fulfillmentId))] },
       shopId: { in: [...new Set(rows.map((r) => r.shopId))] },
     },
-    select: { id: true, shopId: true, fulfillmentId: true, happenedAt: true },
+    select: {
+      id: true,
+      shopId: true,
+      fulfillmentId: true,
+      happenedAt: true,
+      nextAttemptAt: true,
+      leaseExpiresAt: true,
+    },
   });
+  const now = nowOf(deps).getTime();
   const oldestWaiting = new Map<string, number>();
+  /**
+   * A fulfilment's newer events wait for its older one: until that one's next attempt (or the end of its
+   * lease, while another worker sends it), at least `heldMs` from now. Given back due at once instead, they
+   * would be claimed again and again while the older one waits out its backoff.
+   */
+  const heldUntil = new Map<string, number>();
+  const holdUntil = (key: string, at: number) =>
+    heldUntil.set(key, Math.max(heldUntil.get(key) ?? 0, at, now + heldMs));
   for (const w of waiting) {
     if (claimedIds.has(w.id)) continue;
     const key = `${w.shopId}/${w.fulfillmentId}`;
     oldestWaiting.set(key, Math.min(oldestWaiting.get(key) ?? Infinity, w.happenedAt.getTime()));
   }
+  for (const w of waiting) {
+    const key = `${w.shopId}/${w.fulfillmentId}`;
+    if (claimedIds.has(w.id) || w.happenedAt.getTime() !== oldestWaiting.get(key)) continue;
+    holdUntil(key, Math.max(w.nextAttemptAt.getTime(), w.leaseExpiresAt?.getTime() ?? 0));
+  }
   const held = new Set<string>();
+  const heldRows = new Map<string, string[]>();
   const noAccess = new Map<string, string>();
   // Stores are written one after another (their rate limits are per store).
   for (const row of rows) {
     const key = `${row.shopId}/${row.fulfillmentId}`;
     if (held.has(key) || (oldestWaiting.get(key) ?? Infinity) < row.happenedAt.getTime()) {
       held.add(key);
-      await finish(deps, token, row.id, {});
+      const ofKey = heldRows.get(key) ?? [];
+      ofKey.push(row.id);
+      heldRows.set(key, ofKey);
       stats.held++;
       continue;
     }
@@ -139,19 +163,33 @@ async function postClaimed(
     // shop's other events of this pass wait as long without a call each.
     const refused = noAccess.get(row.shopId);
     if (refused) {
-      await failure(deps, token, row, { kind: 'access', message: refused }, stats);
+      const next = await failure(deps, token, row, { kind: 'access', message: refused }, stats);
       held.add(key);
+      holdUntil(key, next?.getTime() ?? 0);
       continue;
     }
     const before = stats.retried;
     const failedAs = await postOne(deps, token, row, shop.domain, stats);
     if (failedAs?.kind === 'access') noAccess.set(row.shopId, failedAs.message);
-    if (stats.retried > before) held.add(key);
+    if (stats.retried > before) {
+      held.add(key);
+      holdUntil(key, failedAs?.nextAttemptAt?.getTime() ?? 0);
+    }
+  }
+  // The held ones, a statement per fulfilment: their lease given back, due when the older one may go.
+  for (const [key, heldIds] of heldRows) {
+    await deps.prisma.storeFulfillmentEvent.updateMany({
+      where: { id: { in: heldIds }, leaseOwner: token },
+      data: { nextAttemptAt: new Date(heldUntil.get(key) ?? now + heldMs), ...leaseGivenBack },
+    });
   }
   // Every path above writes its row with the lease cleared.
   leases.forget(ids);
   return stats;
 }
+
+/** The shortest wait of an event held behind an older one of its fulfilment. */
+export const heldMs = 5_000;
 
 /** Writes one event; answers the failure when the store's answer was one. */
 async function postOne(
@@ -160,7 +198,7 @@ async function postOne(
   row: StoreFulfillmentEvent,
   shopDomain: string,
   stats: PostStats,
-): Promise<{ kind: 'retry' | 'rejected' | 'access'; message: string } | null> {
+): Promise<StoreFailed | null> {
   const input: StoreEventInput = {
     fulfillmentId: row.fulfillmentId,
     status: row.status,
@@ -175,8 +213,7 @@ async function postOne(
   if (row.state === 'sending') {
     const found = await deps.api.exists(shopDomain, input);
     if (!found.ok) {
-      await failure(deps, token, row, found, stats);
-      return found;
+      return { ...found, nextAttemptAt: await failure(deps, token, row, found, stats) };
     }
     if (found.value) {
       await finish(deps, token, row.id, { state: 'sent', error: null });
@@ -196,14 +233,14 @@ async function postOne(
   // `sending`. A refusal (no offline session: nothing was sent; access denied; rejected) proves the store
   // holds no such event, so the row goes back to `pending` and is not looked up before its next attempt.
   if (!created.ok) {
-    await failure(
+    const nextAttemptAt = await failure(
       deps,
       token,
       { ...row, state: created.kind === 'retry' ? 'sending' : 'pending' },
       created,
       stats,
     );
-    return created;
+    return { ...created, nextAttemptAt };
   }
   await finish(deps, token, row.id, { state: 'sent', storeEventId: created.value.id, error: null });
   stats.sent++;
@@ -211,13 +248,21 @@ async function postOne(
   return null;
 }
 
+/** A store's refusal, and when the event is tried again (null: given up). */
+interface StoreFailed {
+  kind: 'retry' | 'rejected' | 'access';
+  message: string;
+  nextAttemptAt: Date | null;
+}
+
+/** Records a failed attempt; answers when the event is tried again (null: given up). */
 async function failure(
   deps: PostDeps,
   token: string,
   row: StoreFulfillmentEvent,
   result: { kind: 'retry' | 'rejected' | 'access'; message: string },
   stats: PostStats,
-): Promise<void> {
+): Promise<Date | null> {
   const attempts = row.attempts + 1;
   const now = nowOf(deps);
   const next = afterStoreFailure(result, attempts, now, deps.maxAttempts);
@@ -229,7 +274,7 @@ async function failure(
       { storeEventId: row.id, reason: result.kind },
       'fulfilment event not written to the store',
     );
-    return;
+    return null;
   }
   // A row that was `sending` stays so: the next attempt looks before it writes.
   await finish(deps, token, row.id, {
@@ -240,6 +285,7 @@ async function failure(
   });
   stats.retried++;
   storeWrites.inc({ outcome: 'retry' });
+  return next.nextAttemptAt;
 }
 
 async function finish(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
 import { insertRows, sqlTimestamp } from '../db/insert-rows.js';
 import { queryRows, SqlParams } from '../db/sql.js';
@@ -8,6 +7,7 @@ import { transitStartOf } from './delivery-facts.js';
 import { minTransitSamples, transitKeyOf } from './estimates.js';
 import { type Detection, detectProblems, problemRulesOf } from './problems.js';
 import { storedEventsOf } from './status.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * The problem sweep: evaluates the shipments due (`Tracker.problemCheckAt`), opens what is new and closes
@@ -169,7 +169,7 @@ async function writeDetections(
       for (const x of detection.open) {
         if (have.has(key(x))) continue;
         fresh.push({
-          id: randomUUID(),
+          id: newRowId(),
           shopId: tracker.shopId,
           trackerId: tracker.id,
           kind: x.kind,

@@ -1,5 +1,4 @@
 import { nowOf } from '../lib/clock.js';
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import { leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
@@ -8,6 +7,7 @@ import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
 import { storeProxyPath } from '../lib/proxy-paths.js';
 import type { StoreCallResult } from './post-store-events.js';
 import { afterStoreFailure } from './store-retry.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * "Send customers to the store's tracking page": while the setting is on, every tracked fulfilment's
@@ -132,7 +132,7 @@ function insertStoreLinks(
     db,
     'StoreTrackingLink',
     fulfillmentIds.map((fulfillmentId) => ({
-      id: randomUUID(),
+      id: newRowId(),
       shopId,
       fulfillmentId,
       wanted: 'store',

@@ -1,6 +1,7 @@
 import { Session } from '@shopify/shopify-api';
 import type { SessionStorage } from '@shopify/shopify-app-session-storage';
 import { providerOf } from '../db/provider-of.js';
+import { truncateWal } from '../db/sqlite-checkpointer.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { Session as SessionRow } from '../generated/sqlite/client.js';
 import { type Logger, silentLogger } from '../logger.js';
@@ -139,9 +140,12 @@ export class PrismaSessionStorage implements SessionStorage {
     if (sealed > 0) {
       this.logger.info({ sessions: sealed }, 'stored store tokens sealed');
       // SQLite: the pages holding the plaintext are zeroed (secure_delete, see db/client.ts) once the
-      // write-ahead log is written back; do it now rather than at some later checkpoint.
-      if (providerOf(this.prisma) === 'sqlite')
-        await this.prisma.$queryRawUnsafe('PRAGMA wal_checkpoint(TRUNCATE)');
+      // write-ahead log is written back; do it now rather than at some later checkpoint (retried while the
+      // checkpointer thread runs one of its own).
+      if (providerOf(this.prisma) === 'sqlite') {
+        if (!(await truncateWal(this.prisma)))
+          this.logger.warn('the write-ahead log could not be emptied now; the next checkpoint clears it');
+      }
       // PostgreSQL keeps each replaced row version, plaintext tokens included, in the table's file until
       // its space is reused: VACUUM FULL writes the table anew without them (a short exclusive lock on a
       // small table, once, after the upgrade that sealed them). The WAL, replicas and backups still hold

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js';
+import { hotPathOf } from '../db/hot-path.js';
+import { SqlParams } from '../db/sql.js';
 import type { Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
@@ -96,7 +99,9 @@ export async function ensureShopExists(prisma: DatabaseClient, domain: string): 
  * one when read.
  */
 export function createShopRepository(prisma: DatabaseClient, keyring: EncryptionKeyring) {
-  return {
+  /** API keys' SHA-256 digests by sealed value (see pushReceiver): each key opened once, not per push. */
+  const keyDigests = new Map<string, Buffer>();
+  const repository = {
     findByDomain(domain: string): Promise<Shop | null> {
       return prisma.shop.findUnique({ where: { domain } });
     },
@@ -134,6 +139,33 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       return prisma.shop.upsert({ where: { domain }, update: data, create: { domain, ...data } });
     },
 
+    /**
+     * The installed shop a status push URL names (null: none), with its API key's SHA-256 digest to check the
+     * push's key against (null: no key stored). Read on every push, on the hot path (src/db/hot-path.ts), so a
+     * rotated URL or a new key counts at once; the key is opened once per sealed value and kept as its
+     * digest only. Throws SecretUnreadableError when the key cannot be opened.
+     */
+    async pushReceiver(token: string): Promise<{ shopId: string; keyDigest: Buffer | null } | null> {
+      const p = SqlParams.for(prisma);
+      const [shop] = await hotPathOf(prisma).rows<
+        Pick<Shop, 'id' | 'appName' | 'apiKeyCiphertext' | 'apiKeyKeyId'>
+      >(
+        `SELECT "id", "appName", "apiKeyCiphertext", "apiKeyKeyId" FROM "Shop" WHERE "statusPushToken" = ${p.text(token)} AND "uninstalledAt" IS NULL`,
+        p.values,
+      );
+      if (!shop) return null;
+      const sealedAs = `${shop.apiKeyKeyId}:${shop.apiKeyCiphertext}`;
+      let keyDigest = keyDigests.get(sealedAs);
+      if (!keyDigest) {
+        const credentials = await repository.credentials(shop);
+        if (!credentials) return { shopId: shop.id, keyDigest: null };
+        keyDigest = createHash('sha256').update(credentials.apiKey, 'utf8').digest();
+        if (keyDigests.size >= 10_000) keyDigests.clear();
+        keyDigests.set(sealedAs, keyDigest);
+      }
+      return { shopId: shop.id, keyDigest };
+    },
+
     /** The shop's credentials, or null when it has none stored. */
     async credentials(shop: Pick<Shop, 'id' | 'appName' | 'apiKeyCiphertext' | 'apiKeyKeyId'>) {
       if (!shop.appName || !shop.apiKeyCiphertext || !shop.apiKeyKeyId) return null;
@@ -169,14 +201,34 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       });
     },
 
+    /**
+     * Stores the balance and plan a create reported (a value the answer lacked is left alone; a balance is
+     * truncated and held within the column's range, past which it is as good as unlimited). One statement
+     * on the hot path (the reconciler records it for each shop in each batch of outcomes); it answers what
+     * the balance warning needs, or null for a shop that is gone.
+     */
     async recordAccount(
       shopId: string,
       account: { trackersBalance: number | null; userPlan: string | null },
-    ) {
-      const data: { trackersBalance?: number; userPlan?: string } = {};
-      if (account.trackersBalance !== null) data.trackersBalance = Math.trunc(account.trackersBalance);
-      if (account.userPlan !== null) data.userPlan = account.userPlan;
-      if (Object.keys(data).length > 0) await prisma.shop.update({ where: { id: shopId }, data });
+    ): Promise<RecordedAccount | null> {
+      const p = SqlParams.for(prisma);
+      const balance = account.trackersBalance === null ? null : storableBalance(account.trackersBalance);
+      const returning = `RETURNING "trackersBalance", "balanceWarnDays"`;
+      const sql =
+        balance === null && account.userPlan === null
+          ? `SELECT "trackersBalance", "balanceWarnDays" FROM "Shop" WHERE "id" = ${p.text(shopId)}`
+          : `UPDATE "Shop" SET "trackersBalance" = COALESCE(${p.value(balance, 'integer')}, "trackersBalance"), ` +
+            `"userPlan" = COALESCE(${p.value(account.userPlan, 'text')}, "userPlan"), "updatedAt" = ${p.time(new Date())} ` +
+            `WHERE "id" = ${p.text(shopId)} ${returning}`;
+      const [row] = await hotPathOf(prisma).rows<{ trackersBalance: unknown; balanceWarnDays: unknown }>(
+        sql,
+        p.values,
+      );
+      if (!row) return null;
+      return {
+        trackersBalance: row.trackersBalance === null ? null : Number(row.trackersBalance),
+        balanceWarnDays: Number(row.balanceWarnDays),
+      };
     },
 
     /**
@@ -236,6 +288,18 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       return prisma.shop.update({ where: { id: shopId }, data: settings });
     },
   };
+  return repository;
 }
 
 export type ShopRepository = ReturnType<typeof createShopRepository>;
+
+/** A shop's balance as stored after a create, and when it is to be warned about (recordAccount). */
+export interface RecordedAccount {
+  trackersBalance: number | null;
+  balanceWarnDays: number;
+}
+
+/** The Int column's range (a balance past two billion is as good as unlimited). */
+function storableBalance(balance: number): number {
+  return Math.min(2 ** 31 - 1, Math.max(-(2 ** 31), Math.trunc(balance)));
+}

@@ -1,3 +1,5 @@
+import { handlesInUse } from '../flow/queue-flow-event.js';
+import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import { nowOf } from '../lib/clock.js';
 import { failedAttempt, leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
@@ -5,7 +7,7 @@ import { statusPushQueue } from '../db/queues.js';
 import type { StatusPush } from '../generated/sqlite/client.js';
 import { backoffPolicies } from '../lib/backoff.js';
 import { statusPushes } from '../observability/metrics.js';
-import { storeShipmentRead } from '../shipments/poll-statuses.js';
+import { type ReadStoredHook, storeShipmentRead } from '../shipments/poll-statuses.js';
 import { withoutFutureEvents } from '../shipments/read-bounds.js';
 import { isFinalStatus } from '../shipments/status-table.js';
 import { defaultPollPolicy, nextReadAt, type PollPolicy, statusFromShipment } from '../shipments/status.js';
@@ -130,6 +132,10 @@ async function applyShop(
     }
   }
   const failed = new Set<string>();
+  // The shop's Flow triggers in use, read once for its trackers, not once per tracker stored.
+  const inUse = perTracker.size > 0 ? await handlesInUse(deps.prisma, shopId) : new Set<string>();
+  const onStored: ReadStoredHook = (db, stored, before, after) =>
+    queueShipmentChanges(db, stored, before, after, new Date(), inUse);
   for (const { tracker, pushes } of perTracker.values()) {
     pushes.sort(
       (a, b) =>
@@ -142,28 +148,25 @@ async function applyShop(
     // The shop's pushes arrive (this one did): the next read is the safety net's.
     const shop = { ...tracker.shop, lastStatusPushAt: newest.row.receivedAt };
     try {
-      const result = await storeShipmentRead(
-        { ...deps, onStored: queueShipmentChanges },
-        tracker,
-        newest.shipment,
-        now,
-        {
-          guard: {},
-          then: (status) => ({
-            nextPollAt: nextReadAt(
-              status,
-              tracker.createdAt,
-              now,
-              shop,
-              deps.policy ?? defaultPollPolicy,
-              deps.random,
-            ),
-            pollFailures: 0,
-          }),
-        },
-      );
+      const result = await storeShipmentRead({ ...deps, onStored }, tracker, newest.shipment, now, {
+        guard: {},
+        then: (status) => ({
+          nextPollAt: nextReadAt(
+            status,
+            tracker.createdAt,
+            now,
+            shop,
+            deps.policy ?? defaultPollPolicy,
+            deps.random,
+          ),
+          pollFailures: 0,
+        }),
+      });
       (result.stored ? outcomes.applied : outcomes.stale).push(newest.row.id);
       for (const p of pushes.slice(0, -1)) outcomes.stale.push(p.row.id);
+      // Pushes arriving meanwhile are taken in between, before the next parcel's write: accepting them comes
+      // first (on SQLite a pass is otherwise one unbroken chain of synchronous statements).
+      await yieldToEventLoop();
     } catch (error) {
       for (const p of pushes) {
         failed.add(p.row.id);

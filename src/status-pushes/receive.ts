@@ -1,16 +1,17 @@
 import { nowOf } from '../lib/clock.js';
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import { groupInsert } from '../db/group-insert.js';
 import { type BulkRows, insertRows } from '../db/insert-rows.js';
-import type { Shop } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { statusPushes } from '../observability/metrics.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
 import { parsePush } from './payload.js';
 import { isPushToken } from './token.js';
+import { newRowId } from '../lib/row-id.js';
+import { fixedJson } from '../lib/fixed-json.js';
 
 /**
  * POST /status-webhooks/<token>: the tracking service's status push for one shop. Checked in this order,
@@ -70,35 +71,32 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
 
   const authenticate: RequestHandler = async (req, res, next) => {
     const token = String(req.params.token ?? '');
-    const shop = isPushToken(token)
-      ? await deps.prisma.shop.findUnique({ where: { statusPushToken: token } })
-      : null;
-    if (!shop || shop.uninstalledAt) return refuse(res, 'unknown_token');
-    const given = req.get('service-api-key') ?? req.get('trackship-api-key') ?? '';
-    let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
+    let receiver: Awaited<ReturnType<ShopRepository['pushReceiver']>>;
     try {
-      credentials = await deps.shops.credentials(shop);
+      receiver = isPushToken(token) ? await deps.shops.pushReceiver(token) : null;
     } catch (error) {
       if (error instanceof SecretUnreadableError) return refuse(res, 'key_unreadable');
       throw error;
     }
+    if (!receiver) return refuse(res, 'unknown_token');
+    const given = req.get('service-api-key') ?? req.get('trackship-api-key') ?? '';
     // Digests are compared, so neither the key's length nor its content leaks through the time taken.
-    if (!credentials || given === '' || !timingSafeEqual(digest(given), digest(credentials.apiKey)))
+    if (!receiver.keyDigest || given === '' || !timingSafeEqual(digest(given), receiver.keyDigest))
       return refuse(res, 'bad_key');
-    res.locals.shop = shop;
+    res.locals.shopId = receiver.shopId;
     next();
   };
 
   const record: RequestHandler = async (req, res) => {
-    const shop = res.locals.shop as Shop;
+    const shopId = res.locals.shopId as string;
     const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const parsed = parsePush(text);
     if (!parsed.ok) return refuse(res, parsed.reason);
     const now = nowOf(deps);
     // Group commit: a burst of pushes shares statements and commits, each answered once its row is in.
     const written = await writer.insert({
-      id: randomUUID(),
-      shopId: shop.id,
+      id: newRowId(),
+      shopId,
       dedupeKey: parsed.dedupeKey,
       payload: text,
       receivedAt: now,
@@ -108,12 +106,12 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
     });
     if (!written) {
       statusPushes.inc({ outcome: 'duplicate' });
-      res.status(200).json({ status: 'ok', duplicate: true });
+      answerDuplicate(res);
       return;
     }
     statusPushes.inc({ outcome: 'recorded' });
     deps.onRecorded?.();
-    res.status(200).json({ status: 'ok' });
+    answerOk(res);
   };
 
   const bodyErrors: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
@@ -134,3 +132,6 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
   );
   return router;
 }
+
+const answerOk = fixedJson({ status: 'ok' });
+const answerDuplicate = fixedJson({ status: 'ok', duplicate: true });

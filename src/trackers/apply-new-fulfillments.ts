@@ -3,7 +3,6 @@
  * inserts), with the same meaning as applyFulfillment one at a time (the reference; an equivalence property
  * test holds the two together). Used by src/webhooks/apply-in-bulk.ts.
  */
-import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/client.js';
 import { queueLinksForNewFulfillments } from '../shipments/tracking-links.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -18,6 +17,7 @@ import {
   newTrackerRow,
 } from './desired-state.js';
 import { lockShop } from '../shops/shop-lock.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * The busy-day path: many first-seen fulfilments of one shop applied with a handful of set-based
@@ -98,7 +98,7 @@ export async function applyNewFulfillments(
     const f = fulfillments[p.index]!;
     // What the fulfilment's row and each of its lines say alike.
     fulfillmentRows.push({
-      id: randomUUID(),
+      id: newRowId(),
       ...stamps,
       shopId: shop.id,
       fulfillmentId: f.fulfillmentId,

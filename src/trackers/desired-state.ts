@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js';
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -8,6 +7,7 @@ import { customerEmailHash } from '../lib/email-hash.js';
 import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from './fulfillment-payload.js';
+import { newRowId } from '../lib/row-id.js';
 
 /**
  * Desired state. Store events change tracking lines (one per shop, fulfilment and tracking number); each
@@ -95,7 +95,7 @@ export function newLineRow(
   line: { active: boolean; trackerId: string | null; now: Date },
 ) {
   return {
-    id: randomUUID(),
+    id: newRowId(),
     createdAt: line.now,
     updatedAt: line.now,
     shopId: shop.id,
@@ -202,7 +202,7 @@ export async function applyFulfillment(
     const rows = fulfillment.trackingNumbers
       .filter((n) => !trackerIds.has(n))
       .map((trackingNumber) => {
-        const id = randomUUID();
+        const id = newRowId();
         trackerIds.set(trackingNumber, id);
         const born = freshNumbers.has(trackingNumber) && active;
         if (freshNumbers.has(trackingNumber)) created.add(id);
@@ -394,7 +394,7 @@ export function newTrackerRow(
   provider: string,
   wanted: boolean,
   now: Date = new Date(),
-  id: string = randomUUID(),
+  id: string = newRowId(),
 ) {
   return {
     id,

@@ -22,14 +22,14 @@ export const numericId = z.union([
 /** At most this many characters of any free text taken from a body (names, carriers, postal codes). */
 const maxTextLength = 500;
 
+/** Free text of a body, cleaned, trimmed and bounded; empty is null. */
+function cleanText(v: string | null | undefined): string | null {
+  const cleaned = v == null ? '' : storableText(v).trim().slice(0, maxTextLength);
+  return cleaned === '' ? null : cleaned;
+}
+
 /** Free text of a body: cleaned, trimmed, bounded; empty is null. */
-export const payloadText = z
-  .string()
-  .nullish()
-  .transform((v) => {
-    const cleaned = v == null ? '' : storableText(v).trim().slice(0, maxTextLength);
-    return cleaned === '' ? null : cleaned;
-  });
+export const payloadText = z.string().nullish().transform(cleanText);
 
 const timestamp = z
   .string()
@@ -142,52 +142,160 @@ export function orderNameFromFulfillmentName(name: string | null): string | null
   return name.replace(/\.\d+$/, '');
 }
 
-export const fulfillmentPayload = z
-  .object({
-    id: numericId,
-    order_id: numericId,
-    // Stored on the fulfilment: cleaned as free text is (a platform body is never lost over a NUL).
-    status: z.string().overwrite(storableText).trim().min(1),
-    created_at: timestamp.nullish(),
-    updated_at: timestamp.nullish(),
-    tracking_company: payloadText.optional(),
-    tracking_number: payloadText.optional(),
-    tracking_numbers: z.array(z.string().nullable()).nullish(),
-    destination,
-    name: payloadText.optional(),
-    email: payloadText.optional(),
-    // Lenient: a malformed URL loses only its link, never the fulfilment.
-    tracking_url: z.unknown().optional(),
-    tracking_urls: z.array(z.unknown()).nullish().catch(null),
-  })
-  .transform((f) => {
-    const { numbers, refused } = trackingNumbers(f.tracking_numbers, f.tracking_number ?? null);
-    return {
-      fulfillmentId: f.id,
-      orderId: f.order_id,
-      orderName: orderNameFromFulfillmentName(f.name ?? null),
-      fulfillmentName: f.name ?? null,
-      /** The order's customer email as sent (hashed before it is stored: src/lib/email-hash.ts). */
-      customerEmail: plausibleEmail(f.email),
-      /** The carrier's tracking page per applied number, when the store gave one. */
-      trackingUrls: trackingUrlsOf(
-        f.tracking_numbers,
-        f.tracking_urls?.map((u) => (typeof u === 'string' ? u : null)),
-        typeof f.tracking_url === 'string' ? f.tracking_url : null,
-        numbers,
-      ),
-      status: f.status.toLowerCase(),
-      /** When the store last changed this fulfilment: the newest wins. */
-      updatedAt: f.updated_at ?? f.created_at ?? null,
-      carrierName: f.tracking_company ?? null,
-      trackingNumbers: numbers,
-      /** Numbers beyond the bounds: not applied, and said so on the delivery. */
-      refusedNumbers: refused,
-      postalCode: f.destination.zip,
-      destinationCountry: f.destination.countryCode,
-    };
-  });
+const fulfillmentFields = z.object({
+  id: numericId,
+  order_id: numericId,
+  // Stored on the fulfilment: cleaned as free text is (a platform body is never lost over a NUL).
+  status: z.string().overwrite(storableText).trim().min(1),
+  created_at: timestamp.nullish(),
+  updated_at: timestamp.nullish(),
+  tracking_company: payloadText.optional(),
+  tracking_number: payloadText.optional(),
+  tracking_numbers: z.array(z.string().nullable()).nullish(),
+  destination,
+  name: payloadText.optional(),
+  email: payloadText.optional(),
+  // Lenient: a malformed URL loses only its link, never the fulfilment.
+  tracking_url: z.unknown().optional(),
+  tracking_urls: z.array(z.unknown()).nullish().catch(null),
+});
+
+/** The fields of a fulfilment body, read: what {@link fulfillmentOf} makes the payload from. */
+type FulfillmentFields = z.output<typeof fulfillmentFields>;
+
+/** A fulfilment body's fields, read, as the payload the app works with. */
+function fulfillmentOf(f: FulfillmentFields) {
+  const { numbers, refused } = trackingNumbers(f.tracking_numbers, f.tracking_number ?? null);
+  return {
+    fulfillmentId: f.id,
+    orderId: f.order_id,
+    orderName: orderNameFromFulfillmentName(f.name ?? null),
+    fulfillmentName: f.name ?? null,
+    /** The order's customer email as sent (hashed before it is stored: src/lib/email-hash.ts). */
+    customerEmail: plausibleEmail(f.email),
+    /** The carrier's tracking page per applied number, when the store gave one. */
+    trackingUrls: trackingUrlsOf(
+      f.tracking_numbers,
+      f.tracking_urls?.map((u) => (typeof u === 'string' ? u : null)),
+      typeof f.tracking_url === 'string' ? f.tracking_url : null,
+      numbers,
+    ),
+    status: f.status.toLowerCase(),
+    /** When the store last changed this fulfilment: the newest wins. */
+    updatedAt: f.updated_at ?? f.created_at ?? null,
+    carrierName: f.tracking_company ?? null,
+    trackingNumbers: numbers,
+    /** Numbers beyond the bounds: not applied, and said so on the delivery. */
+    refusedNumbers: refused,
+    postalCode: f.destination.zip,
+    destinationCountry: f.destination.countryCode,
+  };
+}
+
+/** A fulfilment body (zod): the reference for what is accepted and what a refusal says. */
+export const fulfillmentPayload = fulfillmentFields.transform(fulfillmentOf);
 export type FulfillmentPayload = z.output<typeof fulfillmentPayload>;
+
+/**
+ * A fulfilment body read by hand, for the hot paths (every delivery is checked at intake and again by the
+ * worker): the same fields with the same rules as {@link fulfillmentPayload}, without the schema's machinery.
+ * It takes only what is plainly well-formed and answers null for anything else, which then goes through
+ * the zod schema: that decides, and words the refusal. A property test holds the two together: whatever
+ * this reads, the schema reads alike.
+ */
+export function readFulfillmentFast(input: unknown): FulfillmentPayload | null {
+  const fields = plainFields(input);
+  return fields && fulfillmentOf(fields);
+}
+
+/**
+ * Whether the schema takes this body, answered by hand where it plainly does (intake's check: the verdict
+ * alone, none of the payload's derived parts, which never refuse a body). False: ask the schema.
+ */
+export function isPlainFulfillment(input: unknown): boolean {
+  return plainFields(input) !== null;
+}
+
+/** A fulfilment body (the hand-read fast path, else the zod schema, which decides and words a refusal). */
+export function parseFulfillmentPayload(input: unknown): z.ZodSafeParseResult<FulfillmentPayload> {
+  const fast = readFulfillmentFast(input);
+  return fast ? { success: true, data: fast } : fulfillmentPayload.safeParse(input);
+}
+
+/** The schema's fields of a plainly well-formed body, or null where the schema must look. */
+function plainFields(input: unknown): FulfillmentFields | null {
+  if (!isRecord(input)) return null;
+  const id = plainId(input.id);
+  const orderId = plainId(input.order_id);
+  if (id === null || orderId === null || typeof input.status !== 'string') return null;
+  const status = storableText(input.status).trim();
+  if (status === '') return null;
+  const createdAt = plainTimestamp(input.created_at);
+  const updatedAt = plainTimestamp(input.updated_at);
+  if (createdAt === false || updatedAt === false) return null;
+  const { tracking_company: company, tracking_number: single, name, email } = input;
+  if (
+    !isTextOrNothing(company) ||
+    !isTextOrNothing(single) ||
+    !isTextOrNothing(name) ||
+    !isTextOrNothing(email)
+  )
+    return null;
+  const numbers = input.tracking_numbers;
+  if (
+    numbers != null &&
+    !(Array.isArray(numbers) && numbers.every((n) => n === null || typeof n === 'string'))
+  )
+    return null;
+  const destination = input.destination;
+  if (destination != null && !isRecord(destination)) return null;
+  if (destination && !(isTextOrNothing(destination.zip) && isTextOrNothing(destination.country_code)))
+    return null;
+  const urls = input.tracking_urls;
+  return {
+    id,
+    order_id: orderId,
+    status,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    tracking_company: cleanText(company),
+    tracking_number: cleanText(single),
+    tracking_numbers: numbers as Array<string | null> | null | undefined,
+    destination: {
+      zip: cleanText(destination?.zip as string | null | undefined),
+      countryCode: cleanText(destination?.country_code as string | null | undefined)?.toUpperCase() ?? null,
+    },
+    name: cleanText(name),
+    email: cleanText(email),
+    tracking_url: input.tracking_url,
+    // As the schema's catch: anything but a list (or nothing) is no list.
+    tracking_urls: Array.isArray(urls) ? (urls as unknown[]) : urls === undefined ? undefined : null,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isTextOrNothing(value: unknown): value is string | null | undefined {
+  return value == null || typeof value === 'string';
+}
+
+/** A platform id as {@link numericId} reads it, or null where the schema must look. */
+function plainId(value: unknown): string | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : null;
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return /^\d+$/.test(trimmed) ? trimmed : null;
+}
+
+/** A timestamp as the schema reads it (absent, null or a storable date), or false where the schema must look. */
+function plainTimestamp(value: unknown): Date | null | undefined | false {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string') return false;
+  const date = new Date(value);
+  return isStorableDate(date) ? date : false;
+}
 
 /**
  * orders/cancelled: a cancelled order always carries `cancelled_at`, and an order (unlike a fulfilment)

@@ -1,10 +1,10 @@
 import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
 import { trackerQueue } from '../db/queues.js';
+import { updateRows } from '../db/update-rows.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
-import type { Logger } from '../logger.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import { explainShopPause, keyUnreadableMessage } from '../shops/pause-reasons.js';
-import type { ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
+import type { RecordedAccount, ShopCredentials, ShopRepository } from '../shops/shop-repository.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { TrackingError } from '../tracking/types.js';
 import { inSync } from './desired-state.js';
@@ -31,7 +31,7 @@ export interface ReconcilerDeps extends QueueWork {
   client: TrackingClient;
   shops: ShopRepository;
   /** Called once a shop's balance, as a create reported it, is stored (the worker's balance warning). */
-  onAccount?: (shopId: string) => Promise<unknown>;
+  onAccount?: (shopId: string, account: RecordedAccount) => Promise<unknown>;
   /** Shared by the worker's service calls; without it, one per pass. */
   rateGate?: RateGate;
   backoff?: BackoffPolicy;
@@ -185,9 +185,11 @@ async function reconcilePass(
     // Write-ahead: from here on, a create for these rows may be in flight.
     const toCreate = trackers.filter((t) => t.desired === 'active' && t.remote === 'absent');
     if (toCreate.length > 0) {
-      await deps.prisma.tracker.updateMany({
-        where: { id: { in: toCreate.map((t) => t.id) }, leaseOwner: token },
-        data: { remote: 'unknown', version: { increment: 1 } },
+      await updateRows(deps.prisma, 'Tracker', {
+        ids: toCreate.map((t) => t.id),
+        where: { leaseOwner: token },
+        set: { remote: 'unknown' },
+        increment: { version: 1 },
       });
     }
     // Per claim: a row tried earlier in this pass may be back (a short backoff) and must look first now.
@@ -336,8 +338,8 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
   const { deps, leases, stats } = pass;
   // The balance first: whoever sees a tracker synced also sees the balance its create reported.
   for (const [shopId, account] of batch.accounts) {
-    await deps.shops.recordAccount(shopId, account);
-    await deps.onAccount?.(shopId);
+    const recorded = await deps.shops.recordAccount(shopId, account);
+    if (recorded) await deps.onAccount?.(shopId, recorded);
   }
   const kinds = [
     { rows: batch.created, desired: 'active', remote: 'present', createCall: true },
@@ -349,9 +351,10 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
     const ids = kind.rows.map((t) => t.id);
     const now = new Date();
     // Only rows still leased by this pass and still wanting what was done: those are now in sync.
-    const { count } = await deps.prisma.tracker.updateMany({
-      where: { id: { in: ids }, leaseOwner: leases.token, desired: kind.desired },
-      data: {
+    const written = await updateRows(deps.prisma, 'Tracker', {
+      ids,
+      where: { leaseOwner: leases.token, desired: kind.desired },
+      set: {
         remote: kind.remote,
         syncState: 'synced',
         attempts: 0,
@@ -365,10 +368,10 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
         // At the service or gone: its problems are looked at again (src/shipments/problem-sweep.ts).
         problemCheckAt: now,
         ...leaseGivenBack,
-        version: { increment: 1 },
-        ...(kind.createCall ? { createCalls: { increment: 1 } } : {}),
       },
+      increment: { version: 1, ...(kind.createCall ? { createCalls: 1 } : {}) },
     });
+    const count = written.length;
     if (count === ids.length) {
       leases.forget(ids);
       logOutcomes(
@@ -408,17 +411,11 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
 
 async function syncOne(pass: Pass, tracker: ClaimedTracker, creds: ShopCredentials): Promise<void> {
   const { deps, stats, client } = pass;
-  const { logger } = deps;
   const key = {
     trackingNumber: tracker.trackingNumber,
     trackingProvider: tracker.provider,
     orderId: tracker.orderKey,
   };
-  const log = logger.child({
-    trackerId: tracker.id,
-    shop: tracker.shop.domain,
-    trackingNumber: tracker.trackingNumber,
-  });
 
   if (tracker.desired === 'active') {
     let absent = pass.knownAbsent.has(tracker.id);
@@ -435,12 +432,7 @@ async function syncOne(pass: Pass, tracker: ClaimedTracker, creds: ShopCredentia
         return;
       }
       if (!isNotFound(found.error)) {
-        await recordFailure(
-          pass,
-          tracker,
-          { classified: classify(found.error), remoteAfter: 'unknown' },
-          log,
-        );
+        await recordFailure(pass, tracker, { classified: classify(found.error), remoteAfter: 'unknown' });
         return;
       }
       absent = true;
@@ -465,12 +457,7 @@ async function syncOne(pass: Pass, tracker: ClaimedTracker, creds: ShopCredentia
       pass.batch.accounts.set(tracker.shopId, created.error.account);
     }
     const remoteAfter = created.outcomeUnknown ? 'unknown' : 'absent';
-    await recordFailure(
-      pass,
-      tracker,
-      { classified: classify(created.error), remoteAfter, wasCreate: true },
-      log,
-    );
+    await recordFailure(pass, tracker, { classified: classify(created.error), remoteAfter, wasCreate: true });
     return;
   }
 
@@ -482,12 +469,7 @@ async function syncOne(pass: Pass, tracker: ClaimedTracker, creds: ShopCredentia
     await afterSuccess(deps, tracker);
     return;
   }
-  await recordFailure(
-    pass,
-    tracker,
-    { classified: classify(deleted.error), remoteAfter: tracker.remote },
-    log,
-  );
+  await recordFailure(pass, tracker, { classified: classify(deleted.error), remoteAfter: tracker.remote });
 }
 
 /**
@@ -592,9 +574,14 @@ async function recordFailure(
   pass: Pass,
   tracker: ClaimedTracker,
   { classified, remoteAfter, wasCreate = false }: Failure,
-  log: Logger,
 ): Promise<void> {
   const { deps, stats, pausedNow } = pass;
+  // Made only for a failure (a child logger per tracker synced was a measurable share of the drain's CPU).
+  const log = deps.logger.child({
+    trackerId: tracker.id,
+    shop: tracker.shop.domain,
+    trackingNumber: tracker.trackingNumber,
+  });
   const now = new Date();
   const backoff = deps.backoff ?? backoffPolicies.trackerSync;
   if (classified.kind === 'shop') {

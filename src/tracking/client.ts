@@ -2,9 +2,9 @@ import { serviceCalls, serviceCallSeconds } from '../observability/metrics.js';
 import type { z } from 'zod';
 import { type Logger, silentLogger } from '../logger.js';
 import { createMessageIsFailure, httpStatusIsRetryable, reasonFromMessage } from './classify.js';
+import { type FetchLike, fetchTransport, httpTransport, type Transport } from './transport.js';
 import {
   defaultRetryPolicy,
-  type FetchLike,
   type HttpCall,
   type RawOutcome,
   type RequestSettings,
@@ -45,8 +45,15 @@ export interface TrackingCredentials {
 export interface TrackingClientOptions {
   /** Ends with the version segment, e.g. `https://api.example.com/v1`. */
   baseUrl: string;
+  /**
+   * How calls cross the network (default: node:http(s) on keep-alive connections, src/tracking/transport.ts).
+   * Tests may give a fetch function instead (a fake network), or a transport of their own.
+   */
+  transport?: Transport;
   fetch?: FetchLike;
-  /** Per attempt. */
+  /** Connections to the service open at once, with the default transport (default: no limit). */
+  maxSockets?: number;
+  /** Per attempt, the answer's read included. */
   timeoutMs?: number;
   /**
    * The longest answer read (default 2 MiB). The largest legitimate one is a `get` with a long event
@@ -110,7 +117,11 @@ export function createTrackingClient(options: TrackingClientOptions): TrackingCl
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const logger = options.logger ?? silentLogger;
   const settings: RequestSettings = {
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    transport:
+      options.transport ??
+      (options.fetch
+        ? fetchTransport(options.fetch)
+        : httpTransport(options.maxSockets !== undefined ? { maxSockets: options.maxSockets } : {})),
     timeoutMs: options.timeoutMs ?? 10_000,
     maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     retry: { ...defaultRetryPolicy, ...options.retry },

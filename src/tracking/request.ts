@@ -1,4 +1,5 @@
 import { httpStatusIsRetryable, transportCause } from './classify.js';
+import type { Answer, Transport } from './transport.js';
 import type { DeprecationNotice, OperationName, TransportCause } from './types.js';
 
 /**
@@ -6,8 +7,6 @@ import type { DeprecationNotice, OperationName, TransportCause } from './types.j
  * exponential backoff and full jitter for transient faults only, `Retry-After` honoured, RFC 8594 headers
  * surfaced. It never throws and never parses bodies beyond JSON: the client maps outcomes to results.
  */
-
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface RetryPolicy {
   /** Total attempts, the first included. */
@@ -19,7 +18,9 @@ export interface RetryPolicy {
 }
 
 export interface RequestSettings {
-  fetch: FetchLike;
+  /** How an attempt crosses the network (src/tracking/transport.ts). */
+  transport: Transport;
+  /** Per attempt, the answer's read included. */
   timeoutMs: number;
   /** Answers longer than this are not read (see readBounded). */
   maxResponseBytes: number;
@@ -104,24 +105,24 @@ async function sendOnce(
   attempt: number,
   earlierAttemptUnknown: boolean,
 ): Promise<RawOutcome> {
-  let response: Response;
-  let body: { text: string } | { oversize: true };
-  const init: RequestInit = {
-    method: call.method,
-    headers: call.headers,
-    signal: AbortSignal.timeout(settings.timeoutMs),
-  };
-  if (call.body !== undefined) init.body = JSON.stringify(call.body);
+  let answer: Answer;
   try {
-    response = await settings.fetch(call.url, init);
-    body = await readBounded(response, settings.maxResponseBytes);
+    answer = await settings.transport(
+      {
+        method: call.method,
+        url: call.url,
+        headers: call.headers,
+        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      },
+      settings,
+    );
   } catch (error) {
     const cause = transportCause(error);
     return { kind: 'transport', cause, attempts: attempt, maybeSent: cause !== 'refused' && cause !== 'dns' };
   }
   let json: unknown;
   let bodyIsJson = false;
-  const text = 'text' in body ? body.text : '';
+  const text = 'text' in answer.body ? answer.body.text : '';
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
@@ -132,46 +133,15 @@ async function sendOnce(
   }
   return {
     kind: 'response',
-    status: response.status,
+    status: answer.status,
     json,
     bodyIsJson,
-    oversize: 'oversize' in body,
-    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()),
-    deprecation: readDeprecation(response.headers),
+    oversize: 'oversize' in answer.body,
+    retryAfterMs: parseRetryAfter(answer.header('retry-after'), Date.now()),
+    deprecation: readDeprecation(answer.header),
     attempts: attempt,
     earlierAttemptUnknown,
   };
-}
-
-/**
- * The body as text, read as a stream and given up as soon as it passes `maxBytes` (or up front when its
- * Content-Length says it will): an endpoint answering 500 MB must not take the process's memory with it.
- * The request's timeout signal still covers the whole read.
- */
-export async function readBounded(
-  response: Response,
-  maxBytes: number,
-): Promise<{ text: string } | { oversize: true }> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    return { oversize: true };
-  }
-  if (response.body === null) return { text: '' };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { oversize: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** `Retry-After`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). Null when absent or unreadable. */
@@ -186,11 +156,11 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | n
   return Math.max(0, at - nowMs);
 }
 
-export function readDeprecation(headers: Headers): DeprecationNotice | null {
-  const deprecation = headers.get('deprecation');
-  const sunset = headers.get('sunset');
+export function readDeprecation(header: (name: string) => string | null): DeprecationNotice | null {
+  const deprecation = header('deprecation');
+  const sunset = header('sunset');
   if (deprecation === null && sunset === null) return null;
-  return { deprecation, sunset, link: headers.get('link') };
+  return { deprecation, sunset, link: header('link') };
 }
 
 export const defaultRetryPolicy: RetryPolicy = {

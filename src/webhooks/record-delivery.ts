@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
 import { type GroupInsert, groupInsert } from '../db/group-insert.js';
 import { type BulkRows, insertRows } from '../db/insert-rows.js';
 import type { VerifiedDelivery } from './verify.js';
+import { newRowId } from '../lib/row-id.js';
 
 export type RecordResult = { kind: 'recorded'; id: string } | { kind: 'duplicate' };
 
@@ -24,7 +24,7 @@ export async function recordDelivery(
     writers.set(prisma, writer);
   }
   const now = new Date();
-  const id = randomUUID();
+  const id = newRowId();
   const written = await writer.insert({
     id,
     shopDomain: delivery.shopDomain,

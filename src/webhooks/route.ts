@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { intakeSeconds, webhooksReceived, webhooksRefused } from '../observability/metrics.js';
+import { fixedJson } from '../lib/fixed-json.js';
 import { recordDelivery } from './record-delivery.js';
 import { httpStatusFor, verifyWebhook } from './verify.js';
 
@@ -60,5 +61,8 @@ async function answer(deps: WebhookRouteDeps, req: Request, res: Response): Prom
     { topic: delivery.topic, shop: delivery.shopDomain, eventId: delivery.eventId, result: result.kind },
     'webhook received',
   );
-  res.status(200).json({ ok: true, duplicate: result.kind === 'duplicate' });
+  (result.kind === 'duplicate' ? answerDuplicate : answerRecorded)(res);
 }
+
+const answerRecorded = fixedJson({ ok: true, duplicate: false });
+const answerDuplicate = fixedJson({ ok: true, duplicate: true });

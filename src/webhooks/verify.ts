@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Shopify } from '@shopify/shopify-api';
 import { z } from 'zod';
 import { isStorableDate } from '../db/storable-text.js';
-import { checkTopicBody, type TopicBodyFailure } from './topic-bodies.js';
+import { type TopicBodyFailure, verifyTopicBody } from './topic-bodies.js';
 
 /**
  * Checks one delivery: the HMAC, the headers, that the body is a JSON object, and that it is a body of the
@@ -133,7 +133,7 @@ export function verifyWebhook(shopify: Shopify, req: IncomingMessage, rawBody: U
     return { ok: false, reason: 'malformed_body', detail: 'body is not a JSON object' };
   }
   const h = parsedHeaders.data;
-  const body = checkTopicBody(h.topic, h.shopDomain, payload);
+  const body = verifyTopicBody(h.topic, h.shopDomain, payload);
   if (!body.ok) return { ok: false, reason: body.reason, detail: body.detail };
   const triggeredAt = h.triggeredAt ? new Date(h.triggeredAt) : null;
   return {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.js';
+import { createDatabase, SQLITE_WAL_CHECKPOINT_PAGES } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { DATABASE_PROVIDERS, providerFromUrl, sqliteFilePath } from '../../src/db/provider.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -100,7 +100,7 @@ describe('sqlite start-up', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('creates the folder and sets WAL, synchronous=NORMAL and busy_timeout on the connection', async () => {
+  it('creates the folder and sets WAL, synchronous=NORMAL, busy_timeout and the checkpoint size on the connection', async () => {
     const url = `file:${path.join(dir, 'missing', 'folder', 'app.db')}`;
     await applyMigrations(url);
     const db = await createDatabase(url);
@@ -113,6 +113,7 @@ describe('sqlite start-up', () => {
       expect(await pragma('journal_mode')).toBe('wal');
       expect(Number(await pragma('synchronous'))).toBe(1); // NORMAL
       expect(Number(await pragma('busy_timeout'))).toBe(5000);
+      expect(Number(await pragma('wal_autocheckpoint'))).toBe(SQLITE_WAL_CHECKPOINT_PAGES);
       await db.prisma.shop.create({ data: { domain: 'wal.myshopify.com' } });
     } finally {
       await db.close();

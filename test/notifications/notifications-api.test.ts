@@ -36,6 +36,9 @@ const shopRow = () => app.database.prisma.shop.findUniqueOrThrow({ where: { doma
 
 describe('/api/notifications', () => {
   it('GET says the settings: the defaults, the contact e-mail, no Slack, and whether SMTP is set', async () => {
+    // The store's contact e-mail, as the worker reads it from the store's profile (its profile pass may
+    // run at any moment of this file and must read the same address).
+    app.store.setShopProfile(TEST_SHOP, { timezone: 'UTC', contactEmail: 'owner@example.com' });
     await app.database.prisma.shop.update({
       where: { domain: TEST_SHOP },
       data: { contactEmail: 'owner@example.com' },

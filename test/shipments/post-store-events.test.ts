@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import type { StoreFulfillmentEvent } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
-import { type PostDeps, postStoreEvents } from '../../src/shipments/post-store-events.js';
+import { heldMs, type PostDeps, postStoreEvents } from '../../src/shipments/post-store-events.js';
 import { appScopes, createShopify } from '../../src/shopify/api.js';
 import { shopifyStoreEvents } from '../../src/shopify/fulfillment-events.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
@@ -406,7 +406,7 @@ describe('postStoreEvents: the write-ahead `sending` state', () => {
 
   it('keeps a fulfilment’s timeline in order: while an older event waits for a retry, newer ones wait too', async () => {
     const s = await store('in-order');
-    await queue(s, [
+    const [oldest, newer, newest] = await queue(s, [
       { status: 'CARRIER_PICKED_UP', happenedAt: '2026-11-18T10:00:00Z' },
       { status: 'IN_TRANSIT', happenedAt: '2026-11-18T16:00:00Z' },
       { status: 'DELIVERED', happenedAt: '2026-11-19T09:00:00Z' },
@@ -416,14 +416,54 @@ describe('postStoreEvents: the write-ahead `sending` state', () => {
     fake.failEvents(s.domain, { kind: 'http', status: 503 }, { times: 1 });
     expect(await postStoreEvents(deps(), 50)).toMatchObject({ retried: 1, held: 2, sent: 1 });
     expect(fake.events(s.domain, '5500000000101')).toHaveLength(0);
-    // Before the retry is due, the newer ones stay held.
-    expect(await postStoreEvents(deps(), 50)).toMatchObject({ sent: 0, held: 2 });
+    // The newer ones wait for the older one's retry, given back with its time: not claimed again meanwhile
+    // (one statement for both, not a claim and a write each per pass).
+    const retryAt = (await row(oldest!.id)).nextAttemptAt;
+    expect(retryAt.getTime()).toBeGreaterThan(Date.now());
+    for (const held of [newer!, newest!])
+      expect(await row(held.id)).toMatchObject({ nextAttemptAt: retryAt, leaseOwner: null, attempts: 0 });
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ claimed: 0, sent: 0 });
     expect(await postStoreEvents(deps({ now: at(2 * minute) }), 50)).toMatchObject({ sent: 3 });
     expect(fake.events(s.domain, '5500000000101').map((e) => e.status)).toEqual([
       'CARRIER_PICKED_UP',
       'IN_TRANSIT',
       'DELIVERED',
     ]);
+  });
+
+  it('an event behind an older one waiting out its backoff waits until that one is due (at least 5 s)', async () => {
+    const s = await store('held-behind');
+    const [older, newer] = await queue(s, [
+      { status: 'CARRIER_PICKED_UP', happenedAt: '2026-11-18T10:00:00Z' },
+      { status: 'IN_TRANSIT', happenedAt: '2026-11-18T16:00:00Z' },
+    ]);
+    const olderDue = new Date(Date.now() + 10 * minute);
+    await prisma.storeFulfillmentEvent.update({
+      where: { id: older!.id },
+      data: { nextAttemptAt: olderDue },
+    });
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ claimed: 1, held: 1, sent: 0 });
+    expect(await row(newer!.id)).toMatchObject({ nextAttemptAt: olderDue, leaseOwner: null });
+    // The older one going first, then the newer one.
+    expect(await postStoreEvents(deps({ now: at(11 * minute) }), 50)).toMatchObject({ sent: 2 });
+    expect(fake.events(s.domain, '5500000000101').map((e) => e.status)).toEqual([
+      'CARRIER_PICKED_UP',
+      'IN_TRANSIT',
+    ]);
+    // An older one due now but beyond this claim: the newer one waits the shortest hold.
+    const [first, second] = await queue(s, [
+      { fulfillmentId: '5500000000303', status: 'CARRIER_PICKED_UP', happenedAt: '2026-11-18T10:00:00Z' },
+      { fulfillmentId: '5500000000303', status: 'IN_TRANSIT', happenedAt: '2026-11-18T16:00:00Z' },
+    ]);
+    await prisma.storeFulfillmentEvent.update({
+      where: { id: first!.id },
+      data: { leaseOwner: 'another worker', leaseExpiresAt: new Date(Date.now() + 1_000) },
+    });
+    const before = Date.now();
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ held: 1 });
+    const wait = (await row(second!.id)).nextAttemptAt.getTime() - before;
+    expect(wait).toBeGreaterThanOrEqual(heldMs - 50);
+    expect(wait).toBeLessThan(heldMs + 2_000);
   });
 
   it('gives up after maxAttempts failures', async () => {

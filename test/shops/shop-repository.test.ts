@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { open, parseKeyring } from '../../src/shops/crypto.js';
+import { createHash } from 'node:crypto';
+import { open, parseKeyring, SecretUnreadableError } from '../../src/shops/crypto.js';
+import { ensurePushToken } from '../../src/status-pushes/token.js';
 import { createShopRepository, ensureShop, viewOf } from '../../src/shops/shop-repository.js';
 import { createShop, randomKey, resetDatabase, uniqueDomain } from '../helpers/factories.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -184,6 +186,32 @@ describe('recordAccount and settings', () => {
     expect(await shops.findById(shop.id)).toMatchObject({ trackersBalance: 0, userPlan: 'Business' });
   });
 
+  it('answers the stored balance and warning days; holds an absurd balance to the column; null for no shop', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const shop = await shops.saveCredentials(uniqueDomain(), credentials);
+    expect(await shops.recordAccount(shop.id, { trackersBalance: 12, userPlan: null })).toEqual({
+      trackersBalance: 12,
+      balanceWarnDays: 7,
+    });
+    expect(await shops.recordAccount(shop.id, { trackersBalance: null, userPlan: null })).toEqual({
+      trackersBalance: 12,
+      balanceWarnDays: 7,
+    });
+    const before = (await shops.findById(shop.id))!.updatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await shops.recordAccount(shop.id, { trackersBalance: 1e15, userPlan: 'Max' })).toEqual({
+      trackersBalance: 2 ** 31 - 1,
+      balanceWarnDays: 7,
+    });
+    expect(await shops.recordAccount(shop.id, { trackersBalance: -1e15, userPlan: null })).toMatchObject({
+      trackersBalance: -(2 ** 31),
+    });
+    const after = (await shops.findById(shop.id))!;
+    expect(after.userPlan).toBe('Max');
+    expect(after.updatedAt.getTime()).toBeGreaterThan(before.getTime());
+    expect(await shops.recordAccount('no-such-shop', { trackersBalance: 1, userPlan: null })).toBeNull();
+  });
+
   it('updates settings and shows them in the view', async () => {
     const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
     const shop = await shops.saveCredentials(uniqueDomain(), credentials);
@@ -224,5 +252,39 @@ describe('recordAccount and settings', () => {
       'b-shop.myshopify.com',
     ]);
     expect((await shops.findByDomain('a-shop.myshopify.com'))?.domain).toBe('a-shop.myshopify.com');
+  });
+});
+
+describe("pushReceiver (the status push URL's shop and key)", () => {
+  const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+  it('names the installed shop with its key’s digest; a new key or an uninstall counts at once', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
+    const domain = uniqueDomain();
+    const shop = await shops.saveCredentials(domain, credentials);
+    const token = await ensurePushToken(db.prisma, shop.id);
+
+    expect(await shops.pushReceiver(token)).toEqual({ shopId: shop.id, keyDigest: sha(credentials.apiKey) });
+    expect(await shops.pushReceiver('B'.repeat(token.length))).toBeNull();
+
+    await shops.saveCredentials(domain, { ...credentials, apiKey: 'another-service-key-42' });
+    expect((await shops.pushReceiver(token))?.keyDigest).toEqual(sha('another-service-key-42'));
+
+    await db.prisma.shop.update({ where: { id: shop.id }, data: { uninstalledAt: new Date() } });
+    expect(await shops.pushReceiver(token)).toBeNull();
+  });
+
+  it('a shop with no key stored: named, with no digest; a key it cannot open: SecretUnreadableError', async () => {
+    const shops = createShopRepository(db.prisma, parseKeyring(`k1:${randomKey()}`));
+    const bare = await createShop(db.prisma);
+    expect(await shops.pushReceiver(await ensurePushToken(db.prisma, bare.id))).toEqual({
+      shopId: bare.id,
+      keyDigest: null,
+    });
+    const sealed = await shops.saveCredentials(uniqueDomain(), credentials);
+    const other = createShopRepository(db.prisma, parseKeyring(`k9:${randomKey()}`));
+    await expect(other.pushReceiver(await ensurePushToken(db.prisma, sealed.id))).rejects.toBeInstanceOf(
+      SecretUnreadableError,
+    );
   });
 });

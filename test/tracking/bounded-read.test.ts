@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrackingClient, defaultMaxResponseBytes } from '../../src/tracking/client.js';
-import { readBounded } from '../../src/tracking/request.js';
+import { readBounded } from '../../src/tracking/transport.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
 /**

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTrackingClient, type TrackingClientOptions } from '../../src/tracking/client.js';
-import type { FetchLike } from '../../src/tracking/request.js';
+import type { FetchLike } from '../../src/tracking/transport.js';
 import type { TrackingResult } from '../../src/tracking/types.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';

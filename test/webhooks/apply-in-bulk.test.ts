@@ -613,6 +613,42 @@ describe('bulk apply, examples', () => {
     expect(await snapshot(dbA.prisma)).toEqual(await snapshot(dbB.prisma));
   });
 
+  it('applies one shop’s backlog of 121 in bounded transactions (50, 50, then 21), all set-wise, as one at a time would', async () => {
+    for (let i = 0; i < 121; i++) {
+      const body = fulfillmentBody({ id: 9000 + i, orderId: 9500 + i, trackingNumbers: [`1ZBIG${i}`] });
+      const overrides = {
+        shopDomain: SHOP_DOMAINS[0]!,
+        eventId: `big-${i}`,
+        receivedAt: new Date(Date.now() - 60_000 + i),
+      };
+      await createDelivery(dbA.prisma, body, overrides);
+      await createDelivery(dbB.prisma, body, overrides);
+    }
+    const log = captureLogger();
+    const transactions: number[] = [];
+    // Each bulk transaction marks its deliveries processed in one statement: count how many each took.
+    const counting = new Proxy(dbA.prisma, {
+      get(target, key, receiver) {
+        if (key !== '$transaction') return Reflect.get(target, key, receiver);
+        return async (fn: (tx: unknown) => Promise<unknown>) => {
+          const before = await target.webhookDelivery.count({ where: { state: 'processed' } });
+          const result = await target.$transaction(fn as never);
+          transactions.push((await target.webhookDelivery.count({ where: { state: 'processed' } })) - before);
+          return result;
+        };
+      },
+    });
+    expect(await processDeliveries(depsA({ prisma: counting, logger: log.logger }), 500)).toMatchObject({
+      claimed: 121,
+      applied: 121,
+      errored: 0,
+    });
+    expect(oneAtATime(log.records)).toEqual([]);
+    expect(transactions).toEqual([50, 50, 21]);
+    await drain(depsB(), 500);
+    expect(await snapshot(dbA.prisma)).toEqual(await snapshot(dbB.prisma));
+  });
+
   it('sends a pair sharing a tracking number one at a time; still one tracker per (shop, number, provider)', async () => {
     const shop = SHOP_DOMAINS[0]!;
     const bodies = [

@@ -147,9 +147,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
       left -= piece.length;
       if (!res.write(piece)) {
+        // Whichever comes first; the other listener goes too (one per chunk would pile up on the response).
         await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
         });
       }
     }
