@@ -745,6 +745,9 @@ export function createLeaseHolder(
       const ids = [...held.keys()];
       held.clear();
       unschedule();
+      // A renewal still running would meet the release on the same rows: on PostgreSQL it keeps them locked
+      // (rechecked, not updated) until it ends, so a claim right after the close would skip them.
+      await renewing?.catch(() => undefined);
       if (ids.length > 0) await releaseLeases(db, queue, token, ids, clock());
     },
   };

@@ -141,6 +141,29 @@ describe('createLeaseHolder', () => {
     await other.close();
   });
 
+  it('closing while a renewal runs gives every row back: a claim right after the close takes them', async () => {
+    // On PostgreSQL a renewal that meets the release keeps the rows locked until it ends, and a claim skips
+    // locked rows: the close waits for the renewal first. Many rounds, as the meeting depends on timing.
+    const ids = await deliveries(3);
+    for (let round = 0; round < 60; round++) {
+      const holder = createLeaseHolder(db.prisma, deliveryQueue, {
+        owner: 'closing',
+        timing: { leaseMs: 60_000, renewEveryMs: 60_000 },
+      });
+      expect(await holder.claim(10)).toHaveLength(3);
+      void holder.renew();
+      await holder.close();
+      const next = await claimDue(db.prisma, deliveryQueue, {
+        token: `next-${round}`,
+        now: new Date(),
+        leaseMs: 60_000,
+        limit: 10,
+      });
+      expect(next.sort(), `round ${round}`).toEqual([...ids].sort());
+      expect(await releaseLeases(db.prisma, deliveryQueue, `next-${round}`, ids)).toBe(3);
+    }
+  });
+
   it('a holder that stopped renewing (a dead process) loses its rows after one lease', async () => {
     const ids = await deliveries(2);
     const dead = await claimDue(db.prisma, deliveryQueue, {
