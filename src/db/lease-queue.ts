@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { DatabaseClient, Tx } from './client.js';
 import { type HotPath, hotPathOf, inHotTransaction } from './hot-path.js';
-import { sqlTimestamp } from './insert-rows.js';
 import type { DatabaseProvider } from './provider.js';
 import { providerOf } from './provider-of.js';
+import { SqlParams } from './sql.js';
 import { safeReason } from '../errors/safe-reason.js';
 import { type BackoffPolicy, backoffDelayMs } from '../lib/backoff.js';
 
@@ -95,27 +95,8 @@ function isClient(db: Db): db is DatabaseClient {
   return typeof (db as { $disconnect?: unknown }).$disconnect === 'function';
 }
 
-/** Builds one statement's text and parameters in the provider's placeholder style. */
-class Statement {
-  readonly params: unknown[] = [];
-  constructor(readonly provider: DatabaseProvider) {}
-
-  value(value: unknown, pgType: string): string {
-    this.params.push(value);
-    return this.provider === 'postgresql' ? `$${this.params.length}::${pgType}` : '?';
-  }
-
-  time(date: Date): string {
-    return this.value(sqlTimestamp(date, this.provider), 'timestamp(3)');
-  }
-
-  /** Membership in `ids`: one array parameter on PostgreSQL (one text for every batch size), a list on SQLite. */
-  inList(ids: readonly string[]): string {
-    return this.provider === 'postgresql'
-      ? `= ANY(${this.value(ids, 'text[]')})`
-      : `IN (${ids.map((id) => this.value(id, 'text')).join(', ')})`;
-  }
-
+/** One statement's text and parameters in the provider's placeholder style (src/db/sql.ts), with the queues' parts. */
+class Statement extends SqlParams {
   /** Trusted SQL with `:now` placeholders. */
   sql(text: string, now: Date): string {
     return text.replaceAll(':now', () => this.time(now));
@@ -129,7 +110,7 @@ class Statement {
   }
 
   done(sql: string): SqlStatement {
-    return { sql, params: this.params };
+    return { sql, params: this.values };
   }
 }
 
@@ -175,7 +156,7 @@ export async function claimDue(db: Db, queue: QueueDescription, request: ClaimRe
   const pick = `SELECT q."id" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)}) ORDER BY ${queue.orderBy} LIMIT ${s.value(request.limit, 'integer')}${s.provider === 'postgresql' ? ' FOR UPDATE OF q SKIP LOCKED' : ''}`;
   const rows = await hotPathOf(db).rows<{ id: string }>(
     `${head} WHERE "id" IN (${pick}) RETURNING "id"`,
-    s.params,
+    s.values,
   );
   return rows.map((x) => x.id);
 }
@@ -455,8 +436,8 @@ export async function renewLeases(
   for (let start = 0; start < ids.length; start += idChunk) {
     const s = new Statement(providerOf(db));
     const rows = await hotPathOf(db).rows<{ id: string }>(
-      `UPDATE "${queue.table}" SET "${queue.lease.expiresAt}" = ${s.time(expiresAt)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inList(ids.slice(start, start + idChunk))} RETURNING "id"`,
-      s.params,
+      `UPDATE "${queue.table}" SET "${queue.lease.expiresAt}" = ${s.time(expiresAt)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inTexts(ids.slice(start, start + idChunk))} RETURNING "id"`,
+      s.values,
     );
     for (const row of rows) held.push(row.id);
   }
@@ -475,8 +456,8 @@ export async function releaseLeases(
   for (let start = 0; start < ids.length; start += idChunk) {
     const s = new Statement(providerOf(db));
     released += await hotPathOf(db).run(
-      `UPDATE "${queue.table}" SET "${queue.lease.owner}" = NULL, "${queue.lease.expiresAt}" = NULL${touched(queue, s, now)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inList(ids.slice(start, start + idChunk))}`,
-      s.params,
+      `UPDATE "${queue.table}" SET "${queue.lease.owner}" = NULL, "${queue.lease.expiresAt}" = NULL${touched(queue, s, now)} WHERE "${queue.lease.owner}" = ${s.value(token, 'text')} AND "id" ${s.inTexts(ids.slice(start, start + idChunk))}`,
+      s.values,
     );
   }
   return released;
