@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Captured, captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
 import { createTestWebApp, type TestWebApp } from '../helpers/web-app.js';
 
@@ -14,19 +14,15 @@ import { createTestWebApp, type TestWebApp } from '../helpers/web-app.js';
 const SECRET = 'error-handler-secret';
 const SHOP = 'error-handler.myshopify.com';
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let web: TestWebApp;
 let logs: Captured;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   logs = captureLogger('debug');
   web = createTestWebApp({ prisma: db.prisma, secret: SECRET, logger: logs.logger });
   await db.prisma.shop.create({ data: { domain: SHOP } });
   await db.prisma.$executeRawUnsafe('DROP TABLE "LookupLimit"');
-});
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 describe('the final error handler', () => {

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seenCarriers } from '../../src/carriers/carrier-queries.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { normaliseCarrierName } from '../../src/carriers/match.js';
 import { compactRollups } from '../../src/shipments/rollups.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let shopId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   shopId = (await createShop(db.prisma)).id;
   const other = (await createShop(db.prisma)).id;
   const tracked = await createTracker(db.prisma, shopId, { trackingNumber: 'UPS-1' });
@@ -45,9 +44,6 @@ beforeAll(async () => {
       line(other, 'g1', 'DPD-1', 'DPD'),
     ],
   });
-});
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 describe('seenCarriers', () => {

@@ -1,27 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   carrierOverrides,
   carrierRefreshIntervalMs,
   createCarrierRepository,
 } from '../../src/carriers/carrier-repository.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop } from '../helpers/factories.js';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 /** Extra connections to the same database: separate "processes" for the concurrency tests. */
 let others: Database[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   others = await Promise.all(Array.from({ length: 3 }, () => createDatabase(db.url)));
 });
 afterAll(async () => {
   await Promise.all((others ?? []).map((o) => o.close()));
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
 });
 
 const list = [

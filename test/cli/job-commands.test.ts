@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { cliEnv, killRunningClis, randomEncryptionKey, runCli } from './cli-process.js';
 
 const shopA = 'jobs-a.myshopify.com';
 const shopB = 'jobs-b.myshopify.com';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let env: Record<string, string>;
 const ids = { failed: '', dead: '', synced: '', otherShop: '', retryable: '', emptied: '' };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   // Nothing here calls the service: an address that answers nothing is enough.
   env = cliEnv({
     databaseUrl: database.url,
@@ -67,7 +66,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killRunningClis();
-  await database?.cleanup();
 });
 
 describe('jobs:failed', { timeout: 60_000 }, () => {

@@ -8,20 +8,18 @@ import { ensureShop } from '../../src/shops/shop-repository.js';
 import { createTrackingClient } from '../../src/tracking/client.js';
 import { applyFulfillment } from '../../src/trackers/desired-state.js';
 import { fulfillmentPayload } from '../../src/trackers/fulfillment-payload.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { fixture } from '../helpers/webhooks.js';
 
 const shopDomain = 'usecase-shop.myshopify.com';
-let database: TestDatabase;
+const database = useTestDatabase();
 let emulator: TestEmulator;
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
-  database = await createTestDatabase();
 });
 afterAll(async () => {
-  await database?.cleanup();
   await emulator?.close();
 });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, SQLITE_WAL_CHECKPOINT_PAGES } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { DATABASE_PROVIDERS, providerFromUrl, sqliteFilePath } from '../../src/db/provider.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 
 describe('providerFromUrl', () => {
   it('maps file: to sqlite and postgres(ql):// to postgresql', () => {
@@ -27,13 +27,7 @@ describe('providerFromUrl', () => {
 });
 
 describe.each(DATABASE_PROVIDERS)('generated client on %s', (provider) => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase(provider);
-  });
-  afterAll(async () => {
-    await db?.cleanup();
-  });
+  const db = useTestDatabase({ provider });
 
   it('round-trips a record through create, read, update and delete', async () => {
     const created = await db.prisma.shop.create({ data: { domain: `crud-${provider}.myshopify.com` } });

@@ -1,29 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { dueShopsMigrationSql, dueShopsTriggerNames, dueShopsTriggersSql } from '../../src/db/due-shops.js';
 import { claimDue, releaseLeases } from '../../src/db/lease-queue.js';
 import { migrationsDirFor } from '../../src/db/paths.js';
 import { statusPollQueue, trackerQueue } from '../../src/db/queues.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
  * The DueShop list that the per-shop queues are claimed through (src/db/due-shops.ts, the `byShop` claim of
  * src/db/lease-queue.ts): kept by the database on every write path, and what the claims do with it.
  */
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 const ago = (ms: number, from = Date.now()) => new Date(from - ms);
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { directPgOf, directSqliteOf } from '../../src/db/client.js';
 import { hotPathOf, inHotTransaction } from '../../src/db/hot-path.js';
 import { insertRows } from '../../src/db/insert-rows.js';
@@ -6,21 +6,11 @@ import { releaseLeases, renewLeases } from '../../src/db/lease-queue.js';
 import { maxNamedTexts, namedTextCount, statementName } from '../../src/db/pg-named-statements.js';
 import { trackerQueue } from '../../src/db/queues.js';
 import { updateRows } from '../../src/db/update-rows.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker } from '../helpers/factories.js';
 
 /** The hot statements past the ORM (src/db/hot-path.ts) and the typed many-row update, on the suite's provider. */
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 describe('the hot path', () => {
   it('runs past the ORM on the root client, and through the transaction inside one', async () => {

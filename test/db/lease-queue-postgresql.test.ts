@@ -5,7 +5,7 @@ import { allQueues, deliveryQueue, trackerQueue } from '../../src/db/queues.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { claimTrackers } from '../../src/trackers/reconciler.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
@@ -13,16 +13,14 @@ import { createShop, createTracker } from '../helpers/factories.js';
  * rows locked by another transaction are skipped at once, never waited for, never leased twice.
  */
 describe('claims on PostgreSQL', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase({ provider: 'postgresql' });
   let other: Database;
 
   beforeAll(async () => {
-    db = await createTestDatabase('postgresql');
     other = await createDatabase(db.url);
   });
   afterAll(async () => {
     await other?.close();
-    await db?.cleanup();
   });
 
   const reconcilerDeps = (owner: string) => ({

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimDue, createLeaseHolder, queueDepth, releaseLeases } from '../../src/db/lease-queue.js';
 import { deliveryQueue, statusPollQueue, trackerQueue } from '../../src/db/queues.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker } from '../helpers/factories.js';
 
 /** The lease queue on the suite's provider: claim, heartbeat, take-over, release, depth. */
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

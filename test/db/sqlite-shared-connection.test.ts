@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/database.js';
 import { directSqliteOf } from '../../src/db/client.js';
 
 /**
@@ -10,13 +10,7 @@ import { directSqliteOf } from '../../src/db/client.js';
  * Always run on SQLite.
  */
 describe('one SQLite connection shared by concurrent callers', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase('sqlite');
-  });
-  afterAll(async () => {
-    await db?.cleanup();
-  });
+  const db = useTestDatabase({ provider: 'sqlite' });
 
   it('a write made while another transaction is open survives that transaction’s rollback', async () => {
     let inside!: () => void;

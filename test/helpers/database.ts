@@ -1,8 +1,9 @@
-import { inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { type DatabaseProvider, isDatabaseProvider } from '../../src/db/provider.js';
 import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../../src/db/scratch.js';
+import { resetDatabase } from './factories.js';
 
 /**
  * The provider tests use when they do not name one: TEST_DATABASE_PROVIDER (sqlite | postgresql),
@@ -91,4 +92,60 @@ export async function createTestDatabase(
     await scratch.drop();
     throw error;
   }
+}
+
+export interface TestDatabaseOptions {
+  /** The database to make; default the suite's (defaultTestProvider()). */
+  provider?: DatabaseProvider;
+  /** Empty the tables the core modules write (resetDatabase) before each test of the block. */
+  reset?: boolean;
+  /** The create hook's timeout in ms; default the config's hookTimeout. */
+  timeout?: number;
+}
+
+/**
+ * The test database of the enclosing file or describe block: registers a beforeAll that creates it
+ * (createTestDatabase), an afterAll that drops it and, with `reset`, a beforeEach that empties it.
+ * Call it first in the block: afterAll hooks run in reverse order (vitest's sequence.hooks 'stack'), so
+ * the database is dropped last, after the block's own afterAll closes what uses it, and beforeAll/
+ * beforeEach hooks run in order, so the block's own hooks find it ready (and emptied).
+ *
+ * The handle's fields are read inside hooks and tests; `provider` is known at once, the others throw
+ * until the create hook has run.
+ */
+export function useTestDatabase(options: TestDatabaseOptions = {}): TestDatabase {
+  const provider = options.provider ?? defaultTestProvider();
+  let database: TestDatabase | undefined;
+  const ready = (field: string): TestDatabase => {
+    if (!database)
+      throw new Error(
+        `useTestDatabase(): ${field} was read before the database was created (read it in a hook or a test, after its beforeAll)`,
+      );
+    return database;
+  };
+  beforeAll(async () => {
+    database = await createTestDatabase(provider);
+  }, options.timeout);
+  afterAll(async () => {
+    await database?.cleanup();
+  });
+  if (options.reset)
+    beforeEach(async () => {
+      await resetDatabase(ready('prisma').prisma);
+    });
+  return {
+    provider,
+    get url() {
+      return ready('url').url;
+    },
+    get prisma() {
+      return ready('prisma').prisma;
+    },
+    get migrations() {
+      return ready('migrations').migrations;
+    },
+    cleanup: async () => {
+      await database?.cleanup();
+    },
+  };
 }
