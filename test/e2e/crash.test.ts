@@ -5,7 +5,7 @@ import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 import { silentLogger } from '../../src/logger.js';
 import { TEST_ACCOUNT, type TestApp, testConfig, waitFor } from '../helpers/app.js';
 import { type ChildAppEnv, explainWith, killChildApps, startChildApp } from '../helpers/child-app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { addShop, countByNumber, numberedUpsFulfillment, numbersOf } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
@@ -21,8 +21,8 @@ import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-ad
  * encryption key); the worker children get only environment variables, as in production.
  */
 
+const database = useTestDatabase();
 let emulator: TestEmulator;
-let database: TestDatabase;
 let store: FakeAdminGraphql;
 let web: Runtime;
 let app: TestApp;
@@ -30,7 +30,6 @@ let env: ChildAppEnv;
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [{ ...TEST_ACCOUNT, https: true }] });
-  database = await createTestDatabase();
   store = await startFakeAdminGraphql();
   const encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   const config = testConfig(database.url, emulator.baseUrl, { role: 'web', encryptionKey });
@@ -57,7 +56,6 @@ afterAll(async () => {
   await killChildApps();
   await web?.close();
   await store?.close();
-  await database?.cleanup();
   await emulator?.close();
 });
 

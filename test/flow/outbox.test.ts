@@ -17,7 +17,7 @@ import { appScopes, createShopify } from '../../src/shopify/api.js';
 import { shopifyFlowTriggers } from '../../src/shopify/flow-trigger-receive.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createTracker, testKeyring, uniqueDomain } from '../helpers/factories.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { payloadKeyOf, payloadProblems, readTriggerToml } from './extension-toml.js';
@@ -29,7 +29,7 @@ import { payloadKeyOf, payloadProblems, readTriggerToml } from './extension-toml
  * TOML and records what it received. Passes are driven by hand, with clocks ahead for retries.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let prisma: DatabaseClient;
 let fake: FakeAdminGraphql;
 const keyring = testKeyring();
@@ -41,13 +41,12 @@ const deployedTriggers = flowTriggerHandles.map((handle) => ({
 }));
 
 beforeAll(async () => {
-  [db, fake] = await Promise.all([createTestDatabase(), startFakeAdminGraphql()]);
+  fake = await startFakeAdminGraphql();
   prisma = db.prisma;
   fake.setFlowTriggers(deployedTriggers);
 });
 afterAll(async () => {
   await fake?.close();
-  await db?.cleanup();
 });
 // Each test sees only its own queue (passes claim every row due).
 beforeEach(async () => {

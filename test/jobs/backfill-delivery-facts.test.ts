@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { backfillDeliveryFacts, deliveryFactsKey } from '../../src/jobs/backfill-delivery-facts.js';
 import { compactRollups } from '../../src/shipments/rollups.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop } from '../helpers/factories.js';
 
 /** Trackers read before delivery facts were kept get them, a batch a pass, and the rollup follows. */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let prisma: DatabaseClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   prisma = db.prisma;
-});
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 const history = (deliveredAt: string) =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { createDatabase } from '../../src/db/client.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
@@ -13,14 +13,8 @@ import { createTrackingClient } from '../../src/tracking/client.js';
 import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
 import { recordDelivery } from '../../src/webhooks/record-delivery.js';
 import type { VerifiedDelivery } from '../../src/webhooks/verify.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
-import {
-  createDelivery,
-  createShop,
-  createTracker,
-  resetDatabase,
-  testKeyring,
-} from '../helpers/factories.js';
+import { defaultTestProvider, useTestDatabase } from '../helpers/database.js';
+import { createDelivery, createShop, createTracker, testKeyring } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 
 /**
@@ -29,18 +23,11 @@ import { storeHolding } from '../helpers/store-confirmer.js';
  * and the worker running it.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let prisma: DatabaseClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   prisma = db.prisma;
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(prisma);
 });
 
 const day = 24 * 3_600_000;

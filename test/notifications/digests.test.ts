@@ -9,8 +9,8 @@ import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/dev/mail-catcher.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase, testKeyring } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker, testKeyring } from '../helpers/factories.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
 
 /**
@@ -20,7 +20,7 @@ import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
  * is recorded and tried again the same day a bounded number of times.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let second: Database;
 let mail: MailCatcher;
 let slack: SlackReceiver;
@@ -33,7 +33,6 @@ const appApiKey = 'test-app-key';
 const poster = createSlackPoster({ allowLoopbackHttp: true, timeoutMs: 2_000 });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   second = await createDatabase(db.url);
   mail = await startMailCatcher();
   slack = await startSlackReceiver();
@@ -54,10 +53,8 @@ afterAll(async () => {
   await slack?.close();
   await mail?.close();
   await second?.close();
-  await db?.cleanup();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   mail.clear();
   slack.posts.length = 0;
   slack.status = 200;

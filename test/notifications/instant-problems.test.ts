@@ -10,8 +10,8 @@ import { createSlackPoster } from '../../src/notifications/slack-poster.js';
 import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { captureLogger, type Captured } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase, testKeyring } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker, testKeyring } from '../helpers/factories.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
 
 /**
@@ -20,7 +20,7 @@ import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
  * at the next pass, and the webhook URL never in a log line.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let second: Database;
 let slack: SlackReceiver;
 let shops: ShopRepository;
@@ -29,7 +29,6 @@ const appApiKey = 'test-app-key';
 const poster = createSlackPoster({ allowLoopbackHttp: true, timeoutMs: 1_000 });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   second = await createDatabase(db.url);
   slack = await startSlackReceiver();
   shops = createShopRepository(db.prisma, testKeyring());
@@ -37,10 +36,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await slack?.close();
   await second?.close();
-  await db?.cleanup();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   slack.posts.length = 0;
   slack.status = 200;
   slack.delayMs = 0;

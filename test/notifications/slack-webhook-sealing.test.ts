@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseKeyring } from '../../src/shops/crypto.js';
 import { createShopRepository } from '../../src/shops/shop-repository.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop, randomKey } from '../helpers/factories.js';
 
 /** The Slack webhook URL at rest: sealed like the API key, opened by the repository, re-sealed on rotation. */
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
+const db = useTestDatabase();
 
 describe('the shop repository and the Slack webhook URL', () => {
   it('stores it sealed, opens it, re-seals it with the current key after a rotation, and removes it', async () => {

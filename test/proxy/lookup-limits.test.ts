@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRetention } from '../../src/jobs/retention.js';
 import type { LookupLimits } from '../../src/config.js';
 import { createLookupLimiter, type LookupLimiter } from '../../src/proxy/lookup-limits.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 
 /**
  * The limits' rules on the database, with a clock of our own. Every limiter here is a new instance on the
  * same database: what one counted, another sees (as another process, or the same after a restart).
  */
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let clock = Date.parse('2026-11-25T12:00:00Z');
 const limits: Partial<LookupLimits> = {
   failuresBeforeBackoff: 3,
@@ -39,13 +39,6 @@ async function failOnce(l: LookupLimiter, shopId: string, address: string): Prom
   await l.failed(gate.visitor);
   return 0;
 }
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.cleanup();
-});
 
 describe('failed lookups', () => {
   it('hold a visitor back after its allowance, 2 s then doubling up to the cap, counted across limiters', async () => {

@@ -11,7 +11,7 @@ import {
   killChildApps,
   startChildApp,
 } from '../helpers/child-app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { signedProxyQuery } from '../helpers/proxy.js';
 import { addShop, numberedUpsFulfillment, type ScenarioShop } from '../helpers/scenario.js';
@@ -25,8 +25,8 @@ import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-ad
  * X-Forwarded-For. Deliveries and the worker run in this process on the same database.
  */
 
+const database = useTestDatabase();
 let emulator: TestEmulator;
-let database: TestDatabase;
 let store: FakeAdminGraphql;
 let worker: Runtime;
 let app: TestApp;
@@ -82,7 +82,6 @@ async function lookup(
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
-  database = await createTestDatabase();
   store = await startFakeAdminGraphql();
   const encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   const config = testConfig(database.url, emulator.baseUrl, { encryptionKey });
@@ -108,7 +107,6 @@ afterAll(async () => {
   await killChildApps();
   await worker?.close();
   await store?.close();
-  await database?.cleanup();
   await emulator?.close();
 });
 
