@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { noteDelivered, refreshTransitStats } from '../../src/shipments/estimates.js';
 import { staleTransitKeys, transitFigures } from '../../src/shipments/queries/analytics-transit.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop } from '../helpers/factories.js';
 
 /**
@@ -14,7 +14,7 @@ import { createShop } from '../helpers/factories.js';
 
 const trackers = 20_000;
 const now = new Date('2026-11-24T12:00:00.000Z');
-let db: TestDatabase;
+const db = useTestDatabase();
 let prisma: DatabaseClient;
 let shopId: string;
 
@@ -87,7 +87,6 @@ function statsSql(provider: 'sqlite' | 'postgresql', rows: number): string {
 
 describe('transit statistics: query plans on seeded data', () => {
   beforeAll(async () => {
-    db = await createTestDatabase();
     prisma = db.prisma;
     const shop = await createShop(prisma);
     const other = await createShop(prisma);
@@ -104,9 +103,6 @@ describe('transit statistics: query plans on seeded data', () => {
     await prisma.$executeRawUnsafe(statsSql(db.provider, 5_000));
     await prisma.$executeRawUnsafe('ANALYZE');
   }, 180_000);
-  afterAll(async () => {
-    await db?.cleanup();
-  });
 
   it('stale keys by the computedAt index; a key’s figures by a range of the window', async () => {
     expect(await prisma.transitStat.count({ where: { shopId } })).toBe(4 * 5);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
@@ -8,7 +8,7 @@ import { compactRollups } from '../../src/shipments/rollups.js';
 import { createShopRepository } from '../../src/shops/shop-repository.js';
 import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
 import { deliveryAnalytics } from '../../src/ui/api/analytics.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker, testKeyring } from '../helpers/factories.js';
 
 /**
@@ -17,7 +17,7 @@ import { createShop, createTracker, testKeyring } from '../helpers/factories.js'
  * estimate a stored read writes, clears, sends to the store and measures on-time against.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ timeout: 120_000 });
 let prisma: DatabaseClient;
 const hour = 3_600;
 const dayMs = 86_400_000;
@@ -26,11 +26,7 @@ const ago = (days: number) => new Date(now.getTime() - days * dayMs);
 let seq = 0;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   prisma = db.prisma;
-}, 120_000);
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 /**

@@ -8,7 +8,7 @@ import { parseServiceTime, type PollPolicy } from '../../src/shipments/status.js
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { createTrackingClient, type TrackingClient } from '../../src/tracking/client.js';
 import { reconcileOnce } from '../../src/trackers/reconciler.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { createTracker, testKeyring } from '../helpers/factories.js';
 import {
@@ -40,8 +40,8 @@ const policy: PollPolicy = {
   jitter: 0,
 };
 
+const db = useTestDatabase();
 let emulator: TestEmulator;
-let db: TestDatabase;
 let prisma: DatabaseClient;
 let shops: ShopRepository;
 let client: TrackingClient;
@@ -49,14 +49,13 @@ const run = randomBytes(3).toString('hex').toUpperCase();
 let numberSeq = 0;
 
 beforeAll(async () => {
-  [emulator, db] = await Promise.all([startTestEmulator(), createTestDatabase()]);
+  emulator = await startTestEmulator();
   prisma = db.prisma;
   shops = createShopRepository(prisma, testKeyring());
   // One attempt per call: a faulted read fails at once (the poller's own backoff is what is tested).
   client = createTrackingClient({ baseUrl: emulator.baseUrl, retry: { maxAttempts: 1 }, timeoutMs: 5_000 });
 });
 afterAll(async () => {
-  await db?.cleanup();
   await emulator?.close();
 });
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { testKeyring } from '../helpers/factories.js';
 
 const keyring = testKeyring();
 import { TEST_SECRET } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import {
   type FakeAdminGraphql,
   type InjectedFailure,
@@ -25,17 +25,16 @@ import { createTracker, uniqueDomain } from '../helpers/factories.js';
  * with the offline session read through PrismaSessionStorage) against the fake Admin GraphQL API.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let prisma: DatabaseClient;
 let fake: FakeAdminGraphql;
 
 beforeAll(async () => {
-  [db, fake] = await Promise.all([createTestDatabase(), startFakeAdminGraphql()]);
+  fake = await startFakeAdminGraphql();
   prisma = db.prisma;
 });
 afterAll(async () => {
   await fake?.close();
-  await db?.cleanup();
 });
 // Each test sees only its own queue (passes run with clocks far ahead).
 beforeEach(async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { sweepProblems } from '../../src/shipments/problem-sweep.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createShop, createTracker, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
  * The problem sweep on the database: problems open once per episode, close by themselves when the parcel
@@ -11,19 +11,14 @@ import { createShop, createTracker, resetDatabase } from '../helpers/factories.j
  * same shipments at once open each problem once.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let second: Database;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   second = await createDatabase(db.url);
 });
 afterAll(async () => {
   await second?.close();
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
 });
 
 // Wednesday 25 November 2026, noon UTC.

@@ -1,22 +1,17 @@
 import { Session } from '@shopify/shopify-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 import { handleAppUninstalled } from '../../src/webhooks/topics/app-uninstalled.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { resetDatabase, testKeyring, uniqueDomain } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { testKeyring, uniqueDomain } from '../helpers/factories.js';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let sessions: PrismaSessionStorage;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sessions = new PrismaSessionStorage(db.prisma, { keyring: testKeyring(), connectionRetries: 0 });
 });
-afterAll(async () => {
-  await db?.cleanup();
-});
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   await db.prisma.session.deleteMany({});
 });
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Captured, captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createTestWebApp, type TestWebApp } from '../helpers/web-app.js';
 
 /**
@@ -15,17 +15,13 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 const ADMIN_HOST = b64('admin.shopify.com/store/auth-host');
 const LEGACY_HOST = b64('auth-host.myshopify.com/admin');
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let web: TestWebApp;
 let logs: Captured;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   logs = captureLogger('debug');
   web = createTestWebApp({ prisma: db.prisma, logger: logs.logger });
-});
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 const begin = (query: string) => request(web.app).get(`/api/auth?shop=${SHOP}${query}`);

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appScopes } from '../../src/shopify/api.js';
 import { recordInstall } from '../../src/shopify/install.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { mintSessionToken } from '../helpers/session-token.js';
 import { createTestWebApp, type TestWebApp } from '../helpers/web-app.js';
 import { type FakeShopify, OFFLINE_TOKEN_ANSWER, startFakeShopify } from './fake-shopify.js';
@@ -19,21 +18,18 @@ const OTHER_SHOP = 'other-shop.myshopify.com';
 /** base64 of admin.shopify.com/store/test-shop, as the admin passes it. */
 const HOST = Buffer.from('admin.shopify.com/store/test-shop').toString('base64url');
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let web: TestWebApp;
 let fake: FakeShopify;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   web = createTestWebApp({ prisma: db.prisma, apiKey: API_KEY, secret: SECRET, appUrl: APP_URL });
   fake = await startFakeShopify();
 });
 afterAll(async () => {
   await fake?.close();
-  await db?.cleanup();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   await db.prisma.session.deleteMany({});
   fake.calls.length = 0;
   fake.tokenAnswers.length = 0;

@@ -3,9 +3,9 @@ import { parseKeyring } from '../../src/shops/crypto.js';
 import { connectShop } from '../../src/shops/connect-shop.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { createTrackingClient, type TrackingClient } from '../../src/tracking/client.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { randomKey, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { randomKey, uniqueDomain } from '../helpers/factories.js';
 
 const account = {
   apiKey: 'connect-key-000000001',
@@ -22,24 +22,20 @@ const plainHttpAccount = {
   https: false,
 };
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let emulator: TestEmulator;
 let client: TrackingClient;
 let shops: ShopRepository;
 
 beforeAll(async () => {
-  [db, emulator] = await Promise.all([
-    createTestDatabase(),
-    startTestEmulator({ accounts: [account, plainHttpAccount] }),
-  ]);
+  emulator = await startTestEmulator({ accounts: [account, plainHttpAccount] });
   client = createTrackingClient({ baseUrl: emulator.baseUrl, retry: { maxAttempts: 1 }, timeoutMs: 2_000 });
   shops = createShopRepository(db.prisma, parseKeyring(randomKey()));
 });
 afterAll(async () => {
-  await Promise.all([db?.cleanup(), emulator?.close()]);
+  await emulator?.close();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   await emulator.control.reset();
 });
 

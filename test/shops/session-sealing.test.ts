@@ -3,10 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Session } from '@shopify/shopify-api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseKeyring, SecretUnreadableError } from '../../src/shops/crypto.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { uniqueDomain } from '../helpers/factories.js';
 
 /**
@@ -15,18 +15,12 @@ import { uniqueDomain } from '../helpers/factories.js';
  * raw SQLite files, or the table's file on PostgreSQL, old row versions included — never contains a token.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 const key = () => randomBytes(32).toString('base64');
 const k1 = key();
 const k2 = key();
 const keyring = parseKeyring(`k1:${k1}`);
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
 beforeEach(async () => {
   await db.prisma.session.deleteMany({});
 });

@@ -13,10 +13,9 @@ import {
 import { captureLogger } from '../helpers/capture-logger.js';
 import {
   createEmptyTestDatabase,
-  createTestDatabase,
   defaultTestProvider,
   type EmptyTestDatabase,
-  type TestDatabase,
+  useTestDatabase,
 } from '../helpers/database.js';
 import { batteryOfTests } from '../helpers/session-storage-battery.js';
 
@@ -24,21 +23,6 @@ import { testKeyring } from '../helpers/factories.js';
 
 const keyring = testKeyring();
 const provider = defaultTestProvider();
-
-/** A migrated database of its own for the enclosing describe block. */
-function useTestDatabase(): () => TestDatabase {
-  let db: TestDatabase | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase(provider);
-  });
-  afterAll(async () => {
-    await db?.cleanup();
-  });
-  return () => {
-    if (!db) throw new Error('the test database is not ready');
-    return db;
-  };
-}
 
 /** A P2002 / P2003 error as Prisma raises it (only `code` is read). */
 function prismaKnownError(code: string): Error {
@@ -79,20 +63,20 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
   // plus the refresh-token test upstream enables for adapters that store refresh tokens.
   describe('battery of tests, with user info and refresh tokens', () => {
     const db = useTestDatabase();
-    batteryOfTests(async () => new PrismaSessionStorage(db().prisma, { keyring }), true, true);
+    batteryOfTests(async () => new PrismaSessionStorage(db.prisma, { keyring }), true, true);
   });
 
   // The other variant of the battery: an online session whose user is known only by id.
   describe('battery of tests, online session with a user id only', () => {
     const db = useTestDatabase();
-    batteryOfTests(async () => new PrismaSessionStorage(db().prisma, { keyring }), false, false);
+    batteryOfTests(async () => new PrismaSessionStorage(db.prisma, { keyring }), false, false);
   });
 
   describe('round trips', () => {
     const db = useTestDatabase();
 
     it('keeps the refresh token and its expiry of an expiring offline token', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const expires = new Date(Date.now() + 60 * 60 * 1000);
       expires.setMilliseconds(0);
       const refreshTokenExpires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000);
@@ -104,7 +88,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
       });
 
       await expect(storage.storeSession(session)).resolves.toBe(true);
-      const row = await db().prisma.session.findUniqueOrThrow({ where: { id: session.id } });
+      const row = await db.prisma.session.findUniqueOrThrow({ where: { id: session.id } });
       // Sealed at rest (test/shops/session-sealing.test.ts), opened on load.
       expect(row.refreshToken).toMatch(/^sealed:v1:/);
       expect(row).toMatchObject({
@@ -126,7 +110,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('clears the refresh token when the stored session no longer has one', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const withRefresh = offlineSession('rotate.myshopify.com', {
         refreshToken: 'shprt_old',
         refreshTokenExpires: new Date(Date.now() + 1000 * 60 * 60),
@@ -140,11 +124,11 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
       expect(loaded?.accessToken).toBe('shpat_new');
       expect(loaded?.refreshToken).toBeUndefined();
       expect(loaded?.refreshTokenExpires).toBeUndefined();
-      expect(await db().prisma.session.count({ where: { shop: 'rotate.myshopify.com' } })).toBe(1);
+      expect(await db.prisma.session.count({ where: { shop: 'rotate.myshopify.com' } })).toBe(1);
     });
 
     it('keeps the associated user of an online session', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const userId = 2 ** 40 + 7; // beyond 32 bits: the column is a BigInt
       const expires = new Date(Date.now() + 24 * 60 * 60 * 1000);
       expires.setMilliseconds(0);
@@ -173,7 +157,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
       });
 
       await storage.storeSession(session);
-      const row = await db().prisma.session.findUniqueOrThrow({ where: { id: session.id } });
+      const row = await db.prisma.session.findUniqueOrThrow({ where: { id: session.id } });
       expect(row.userId).toBe(BigInt(userId));
 
       const loaded = await storage.loadSession(session.id);
@@ -198,7 +182,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     const db = useTestDatabase();
 
     it('does not return the sessions of shop A for shop B', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const a = offlineSession('shop-a.myshopify.com');
       const aOnline = new Session({
         id: 'shop-a.myshopify.com_1',
@@ -226,7 +210,7 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it(`returns at most ${FIND_SESSIONS_LIMIT} sessions of a shop, latest expiry first`, async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const shop = 'many.myshopify.com';
       const base = Date.now() + 60 * 60 * 1000;
       for (let i = 0; i < FIND_SESSIONS_LIMIT + 5; i++) {
@@ -247,14 +231,14 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('deletes an unknown id without error', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       await expect(storage.deleteSession('no_such_session')).resolves.toBe(true);
       await expect(storage.deleteSessions(['no_such_1', 'no_such_2'])).resolves.toBe(true);
       await expect(storage.deleteSessions([])).resolves.toBe(true);
     });
 
     it('deletes only the ids given', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const keep = offlineSession('keep.myshopify.com');
       const drop = offlineSession('drop.myshopify.com');
       await storage.storeSession(keep);
@@ -283,22 +267,22 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('handles Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
-      vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
+      vi.spyOn(db.prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await expect(storage.storeSession(session)).resolves.toBe(true);
       // The retry stored it.
       expect(session.equals(await storage.loadSession(session.id))).toBe(true);
     });
 
     it('returns true after handling Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
-      vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
+      vi.spyOn(db.prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await expect(storage.storeSession(session)).resolves.toBe(true);
     });
 
     it('tries upsert again after handling Prisma unique key constraint errors', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
-      const upsert = vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
+      const upsert = vi.spyOn(db.prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
 
       await storage.storeSession(session);
       expect(upsert).toHaveBeenCalledTimes(2);
@@ -306,9 +290,9 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('throws other errors than the unique key constraint error', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring });
+      const storage = new PrismaSessionStorage(db.prisma, { keyring });
       const expectedError = prismaKnownError('P2003');
-      const upsert = vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(expectedError);
+      const upsert = vi.spyOn(db.prisma.session, 'upsert').mockRejectedValueOnce(expectedError);
 
       await expect(storage.storeSession(session)).rejects.toBe(expectedError);
       expect(upsert).toHaveBeenCalledTimes(1);
@@ -316,8 +300,8 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
 
     it('logs the retry without the session or its tokens', async () => {
       const captured = captureLogger('debug');
-      const storage = new PrismaSessionStorage(db().prisma, { keyring, logger: captured.logger });
-      vi.spyOn(db().prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
+      const storage = new PrismaSessionStorage(db.prisma, { keyring, logger: captured.logger });
+      vi.spyOn(db.prisma.session, 'upsert').mockRejectedValueOnce(prismaKnownError('P2002'));
       await storage.storeSession(
         offlineSession('logged.myshopify.com', { accessToken: 'shpat_SECRET', refreshToken: 'shprt_SECRET' }),
       );
@@ -334,8 +318,8 @@ describe(`PrismaSessionStorage on ${provider}`, () => {
     });
 
     it('reports it, then works once the database answers (the failure is not kept)', async () => {
-      const storage = new PrismaSessionStorage(db().prisma, { keyring, connectionRetries: 0 });
-      vi.spyOn(db().prisma.session, 'count').mockRejectedValueOnce(prismaKnownError('P1001'));
+      const storage = new PrismaSessionStorage(db.prisma, { keyring, connectionRetries: 0 });
+      vi.spyOn(db.prisma.session, 'count').mockRejectedValueOnce(prismaKnownError('P1001'));
 
       await expect(storage.loadSession('any')).rejects.toBeInstanceOf(MissingSessionTableError);
       await expect(storage.loadSession('any')).resolves.toBeUndefined();

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { open, parseKeyring, SecretUnreadableError } from '../../src/shops/crypto.js';
 import { ensurePushToken } from '../../src/status-pushes/token.js';
 import { createShopRepository, ensureShop, viewOf } from '../../src/shops/shop-repository.js';
-import { createShop, randomKey, resetDatabase, uniqueDomain } from '../helpers/factories.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createShop, randomKey, uniqueDomain } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 const credentials = { apiKey: 'service-key-0123456789', appName: 'my-store' };
 

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
 import { deliveryAnalytics, percentile } from '../../../src/ui/api/analytics.js';
 import { createCarrierRepository } from '../../../src/carriers/carrier-repository.js';
 import { createShopRepository } from '../../../src/shops/shop-repository.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { useTestDatabase } from '../../helpers/database.js';
 import { createShop, testKeyring } from '../../helpers/factories.js';
 
 /**
@@ -11,17 +11,13 @@ import { createShop, testKeyring } from '../../helpers/factories.js';
  * rollup (kept by triggers while the rows were written) loses nothing and caps nothing.
  */
 
-let db: TestDatabase;
+const db = useTestDatabase({ timeout: 120_000 });
 let prisma: DatabaseClient;
 const trackers = 30_000;
 const now = new Date('2026-11-24T15:00:00.000Z');
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   prisma = db.prisma;
-}, 120_000);
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 /**

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
 import { attentionPageIds, countAttention } from '../../../src/shipments/queries/attention.js';
 import { deliverySums, transitP90Tenths } from '../../../src/shipments/queries/analytics.js';
@@ -8,7 +8,7 @@ import {
   shipmentCounts,
 } from '../../../src/shipments/queries/shipment-list.js';
 import { compactRollups } from '../../../src/shipments/rollups.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../../helpers/database.js';
+import { defaultTestProvider, useTestDatabase } from '../../helpers/database.js';
 import { createShop } from '../../helpers/factories.js';
 
 /**
@@ -18,7 +18,6 @@ import { createShop } from '../../helpers/factories.js';
  */
 
 const lines = 20_000;
-let db: TestDatabase;
 let prisma: DatabaseClient;
 let shopId: string;
 
@@ -72,8 +71,9 @@ function expectIndexOnly(plans: PlanNode[], maxRowsRead: number): void {
 }
 
 describe.runIf(defaultTestProvider() === 'postgresql')('query plans on a seeded shop', () => {
+  const db = useTestDatabase();
+
   beforeAll(async () => {
-    db = await createTestDatabase();
     prisma = db.prisma;
     const shop = await createShop(prisma);
     const other = await createShop(prisma);
@@ -99,9 +99,6 @@ describe.runIf(defaultTestProvider() === 'postgresql')('query plans on a seeded 
     while ((await compactRollups(prisma)) > 0);
     await prisma.$executeRawUnsafe('ANALYZE');
   }, 180_000);
-  afterAll(async () => {
-    await db?.cleanup();
-  });
 
   it('the shipments list: first and later pages, each filter, a search, counts, delivered orders', async () => {
     const first = await pageOfLines(prisma, shopId, {}, { limit: 50 });

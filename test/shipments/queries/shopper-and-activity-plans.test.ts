@@ -17,7 +17,7 @@ import {
   shopByDomain,
   trackersOfOrder,
 } from '../../../src/shipments/queries/shopper-lookups.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../../helpers/database.js';
+import { defaultTestProvider, useTestDatabase } from '../../helpers/database.js';
 import { carrierBackfillSql } from '../../../src/shipments/rollups.js';
 import { readTrackingPageSettings } from '../../../src/shops/tracking-page-settings.js';
 import { countOpenProblems, openProblemsPage } from '../../../src/shipments/queries/problems.js';
@@ -86,32 +86,6 @@ const seed = [
 ];
 
 const provider = defaultTestProvider();
-let database: TestDatabase;
-let recorder: Recorder;
-
-beforeAll(async () => {
-  if (provider !== 'postgresql') return;
-  database = await createTestDatabase('postgresql');
-  // The rollups' triggers (src/shipments/rollups.ts) are left out of the seeding: they cost a write per
-  // row, and these queries do not read the rollups.
-  await database.prisma.$transaction(
-    async (tx) => {
-      await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
-      for (const statement of seed) await tx.$executeRawUnsafe(statement);
-    },
-    { timeout: 120_000 },
-  );
-  // Carriers seen reads its rollup: filled from the seeded lines, as the migration that adds it does.
-  for (const statement of carrierBackfillSql().split('\n'))
-    await database.prisma.$executeRawUnsafe(statement);
-  await database.prisma.$executeRawUnsafe('VACUUM ANALYZE');
-  recorder = await recordingClient(database.url);
-}, 120_000);
-afterAll(async () => {
-  await recorder?.prisma.$disconnect();
-  await database?.cleanup();
-});
-
 interface Recorder {
   prisma: DatabaseClient;
   /** The plans of the statements `run` sends. */
@@ -164,6 +138,29 @@ function expectIndexed(plans: string[]): void {
 }
 
 describe.runIf(provider === 'postgresql')('query plans of a large shop among many (PostgreSQL)', () => {
+  const database = useTestDatabase({ provider: 'postgresql' });
+  let recorder: Recorder;
+
+  beforeAll(async () => {
+    // The rollups' triggers (src/shipments/rollups.ts) are left out of the seeding: they cost a write per
+    // row, and these queries do not read the rollups.
+    await database.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+        for (const statement of seed) await tx.$executeRawUnsafe(statement);
+      },
+      { timeout: 120_000 },
+    );
+    // Carriers seen reads its rollup: filled from the seeded lines, as the migration that adds it does.
+    for (const statement of carrierBackfillSql().split('\n'))
+      await database.prisma.$executeRawUnsafe(statement);
+    await database.prisma.$executeRawUnsafe('VACUUM ANALYZE');
+    recorder = await recordingClient(database.url);
+  }, 120_000);
+  afterAll(async () => {
+    await recorder?.prisma.$disconnect();
+  });
+
   it("the shoppers' page: by number, by order and email, a customer's orders, an order's refresh", async () => {
     const hash = (await database.prisma.fulfillment.findFirstOrThrow({ where: { id: 'fu1234' } }))
       .customerEmailHash!;
