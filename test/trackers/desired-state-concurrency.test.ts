@@ -4,7 +4,7 @@ import { createDatabase, type Database, type DatabaseClient } from '../../src/db
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
 import { type FulfillmentPayload, orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
+import { defaultTestProvider, useTestDatabase } from '../helpers/database.js';
 import { createShop, fulfillment } from '../helpers/factories.js';
 
 /**
@@ -17,16 +17,14 @@ const rounds = 20;
 const matcher = createCarrierMatcher([]);
 
 describe.runIf(defaultTestProvider() === 'postgresql')('concurrent store events (PostgreSQL)', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   let second: Database;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     second = await createDatabase(db.url);
   });
   afterAll(async () => {
     await second?.close();
-    await db?.cleanup();
   });
 
   const applyOn = (prisma: DatabaseClient, shop: Shop, payload: FulfillmentPayload) =>

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCarrierMatcher } from '../../src/carriers/match.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
 import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createShop, fulfillment } from '../helpers/factories.js';
 
 /**
@@ -13,14 +13,7 @@ import { createShop, fulfillment } from '../helpers/factories.js';
  * fulfilment (cancel wins) nor, when the shop deletes on cancel, for a cancelled order.
  */
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
+const db = useTestDatabase();
 
 const matcher = createCarrierMatcher([]);
 /** Carriers as merchants type them, and the provider each maps to (null: none, the line waits). */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { carrierOverrides, createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { type CarrierMatcher, createCarrierMatcher } from '../../src/carriers/match.js';
 import type { Shop, Tracker } from '../../src/generated/sqlite/client.js';
@@ -12,28 +12,17 @@ import {
   remapLines,
 } from '../../src/trackers/desired-state.js';
 import { orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import {
   createShop,
   type FulfillmentBodyOptions,
   fulfillment,
-  resetDatabase,
   type ShopOverrides,
 } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
 import { fulfillmentPayload } from '../../src/trackers/fulfillment-payload.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 const noList = createCarrierMatcher([]);
 

@@ -7,9 +7,9 @@ import { createShopRepository, type ShopRepository } from '../../src/shops/shop-
 import { createTrackingClient, type TrackingClient } from '../../src/tracking/client.js';
 import { recompute } from '../../src/trackers/desired-state.js';
 import { type ReconcilerDeps, reconcileOnce } from '../../src/trackers/reconciler.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { createShop, createTracker, randomKey, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { createShop, createTracker, randomKey, uniqueDomain } from '../helpers/factories.js';
 
 const ACCOUNT = {
   apiKey: 'recon-key-000000001',
@@ -19,23 +19,22 @@ const ACCOUNT = {
   https: true,
 };
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let emulator: TestEmulator;
 let client: TrackingClient;
 let shops: ShopRepository;
 const keyring = parseKeyring(`t1:${randomKey()}`);
 
 beforeAll(async () => {
-  [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ accounts: [ACCOUNT] })]);
+  emulator = await startTestEmulator({ accounts: [ACCOUNT] });
   // One attempt per call: the reconciler's own retry policy is what is under test.
   client = createTrackingClient({ baseUrl: emulator.baseUrl, retry: { maxAttempts: 1 }, timeoutMs: 5_000 });
   shops = createShopRepository(db.prisma, keyring);
 });
 afterAll(async () => {
-  await Promise.all([db?.cleanup(), emulator?.close()]);
+  await emulator?.close();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   await emulator.control.reset();
 });
 afterEach(() => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CarrierRepository, createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
@@ -9,7 +9,7 @@ import {
   processDeliveries,
 } from '../../src/webhooks/process-deliveries.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type TestDatabase, useTestDatabase } from '../helpers/database.js';
 import { createDelivery, createShop, fulfillmentBody, resetDatabase } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
@@ -27,8 +27,8 @@ import { ensureShop } from '../../src/shops/shop-repository.js';
  * much of the work the bulk path took.
  */
 
-let dbA: TestDatabase;
-let dbB: TestDatabase;
+const dbA = useTestDatabase();
+const dbB = useTestDatabase();
 let carriersA: CarrierRepository;
 let carriersB: CarrierRepository;
 
@@ -40,12 +40,8 @@ const PROVIDERS = [
 const UNMAPPED = 'Unknown Carrier Co';
 
 beforeAll(async () => {
-  [dbA, dbB] = await Promise.all([createTestDatabase(), createTestDatabase()]);
   carriersA = createCarrierRepository(dbA.prisma);
   carriersB = createCarrierRepository(dbB.prisma);
-});
-afterAll(async () => {
-  await Promise.all([dbA?.cleanup(), dbB?.cleanup()]);
 });
 
 async function resetBoth(): Promise<void> {

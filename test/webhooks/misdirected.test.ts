@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Session } from '@shopify/shopify-api';
 import request from 'supertest';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { createApp } from '../../src/app/server.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { silentLogger } from '../../src/logger.js';
@@ -10,14 +10,8 @@ import type { PrismaSessionStorage } from '../../src/shops/session-storage.js';
 import { processDeliveries } from '../../src/webhooks/process-deliveries.js';
 import { topicBodies } from '../../src/webhooks/topic-bodies.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import {
-  createDelivery,
-  createShop,
-  createTracker,
-  resetDatabase,
-  uniqueDomain,
-} from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createDelivery, createShop, createTracker, uniqueDomain } from '../helpers/factories.js';
 import { createTestWebApp } from '../helpers/web-app.js';
 import { fixture, signedDelivery } from '../helpers/webhooks.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
@@ -30,19 +24,14 @@ import { storeHolding } from '../helpers/store-confirmer.js';
 const SECRET = 'misdirected-test-secret';
 const ATTACKER = 'attacker-shop.myshopify.com';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let app: ReturnType<typeof createApp>;
 let sessions: PrismaSessionStorage;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   ({ app, sessions } = createTestWebApp({ prisma: db.prisma, secret: SECRET }));
 });
-afterAll(async () => {
-  await db?.cleanup();
-});
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   await db.prisma.session.deleteMany({});
 });
 

@@ -3,29 +3,26 @@ import { type CarrierRepository, createCarrierRepository } from '../../src/carri
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { type DeliveryProcessorDeps, processDeliveries } from '../../src/webhooks/process-deliveries.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createDelivery, fulfillmentBody, resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createDelivery, fulfillmentBody } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
 
 const SHOP = 'deliveries-shop.myshopify.com';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let second: Database;
 let carriers: CarrierRepository;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   second = await createDatabase(db.url);
   carriers = createCarrierRepository(db.prisma);
 });
 afterAll(async () => {
   await second?.close();
-  await db?.cleanup();
 });
 beforeEach(async () => {
-  await resetDatabase(db.prisma);
   // Installed: deliveries for a shop that has not installed the app create nothing.
   await ensureShop(db.prisma, SHOP);
 });

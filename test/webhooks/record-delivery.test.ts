@@ -1,24 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { recordDelivery } from '../../src/webhooks/record-delivery.js';
 import type { VerifiedDelivery } from '../../src/webhooks/verify.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let second: Database;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   second = await createDatabase(db.url);
 });
 afterAll(async () => {
   await second?.close();
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
 });
 
 function verified(overrides: Partial<VerifiedDelivery> = {}): VerifiedDelivery {

@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { createCarrierMatcher } from '../../src/carriers/match.js';
 import { silentLogger } from '../../src/logger.js';
 import { processDeliveries } from '../../src/webhooks/process-deliveries.js';
 import { applyDelivery } from '../../src/webhooks/topics/index.js';
 import type { TopicResult } from '../../src/webhooks/topics/types.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createDelivery, fulfillmentBody, resetDatabase, uniqueDomain } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
+import { createDelivery, fulfillmentBody, uniqueDomain } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
-});
+const db = useTestDatabase({ reset: true });
 
 const matcher = createCarrierMatcher([]);
 

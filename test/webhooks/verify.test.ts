@@ -7,8 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { createApp } from '../../src/app/server.js';
 import { createShopify } from '../../src/shopify/api.js';
 import { httpStatusFor, verifyWebhook } from '../../src/webhooks/verify.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { resetDatabase } from '../helpers/factories.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { createTestWebApp } from '../helpers/web-app.js';
 import { fixture, signedDelivery } from '../helpers/webhooks.js';
 
@@ -120,12 +119,11 @@ describe('httpStatusFor', () => {
 });
 
 describe('POST /webhooks (express app)', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase({ reset: true });
   let app: ReturnType<typeof createApp>;
   let recorded = 0;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     ({ app } = createTestWebApp({
       prisma: db.prisma,
       apiKey: 'verify-api-key',
@@ -135,11 +133,7 @@ describe('POST /webhooks (express app)', () => {
       },
     }));
   });
-  afterAll(async () => {
-    await db?.cleanup();
-  });
   beforeEach(async () => {
-    await resetDatabase(db.prisma);
     recorded = 0;
   });
 

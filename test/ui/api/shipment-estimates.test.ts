@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierRepository } from '../../../src/carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../../src/db/client.js';
 import type { Shop } from '../../../src/generated/sqlite/client.js';
@@ -7,7 +7,7 @@ import { createTrackingClient, type TrackingClient } from '../../../src/tracking
 import type { Shipment } from '../../../src/tracking/types.js';
 import { getShipmentDetail } from '../../../src/ui/api/shipment-detail.js';
 import { listShipments, shipmentsQuery } from '../../../src/ui/api/shipment-list.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { useTestDatabase } from '../../helpers/database.js';
 import { createShop, createTracker, type TrackerOverrides, testKeyring } from '../../helpers/factories.js';
 
 /**
@@ -16,14 +16,13 @@ import { createShop, createTracker, type TrackerOverrides, testKeyring } from '.
  * older `estimatedDelivery` fields agree).
  */
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let prisma: DatabaseClient;
 let deps: Parameters<typeof listShipments>[0] & Parameters<typeof getShipmentDetail>[0];
 let shop: Shop;
 let seq = 0;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   prisma = db.prisma;
   deps = {
     prisma,
@@ -38,9 +37,6 @@ beforeAll(async () => {
   };
   shop = await createShop(prisma);
 }, 120_000);
-afterAll(async () => {
-  await db?.cleanup();
-});
 
 /** A wanted parcel with this stored status and estimates; returns its number and tracker id. */
 async function parcel(overrides: TrackerOverrides, predictedDelivery: string | null) {

@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../../src/db/keyset-cursor.js';
 import { type Captured, captureLogger } from '../../helpers/capture-logger.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { useTestDatabase } from '../../helpers/database.js';
 import { bearer, mintSessionToken } from '../../helpers/session-token.js';
 import { createTestWebApp, type TestWebApp } from '../../helpers/web-app.js';
 
@@ -16,18 +16,14 @@ const API_KEY = 'unstorable-api-key';
 const SECRET = 'unstorable-api-secret';
 const SHOP = 'unstorable.myshopify.com';
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let web: TestWebApp;
 let logs: Captured;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   logs = captureLogger('debug');
   web = createTestWebApp({ prisma: db.prisma, apiKey: API_KEY, secret: SECRET, logger: logs.logger });
   await web.shops.ensure(SHOP);
-});
-afterAll(async () => {
-  await db?.cleanup();
 });
 
 const auth = () => bearer(mintSessionToken({ shop: SHOP, apiKey: API_KEY, secret: SECRET }));

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, type TestPage } from '../../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { useTestDatabase } from '../../helpers/database.js';
 import { createTestWebApp } from '../../helpers/web-app.js';
 
 /**
@@ -15,7 +15,7 @@ import { createTestWebApp } from '../../helpers/web-app.js';
 const SHOP = 'exit-frame.myshopify.com';
 const HOST = Buffer.from('admin.shopify.com/store/exit-frame').toString('base64url');
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let server: Server;
 let url: string;
 let browser: Browser;
@@ -24,8 +24,7 @@ let current: TestPage | null = null;
 beforeAll(async () => {
   let handler: RequestListener = (_req, res) => res.end();
   server = createServer((req, res) => handler(req, res));
-  [db, browser] = await Promise.all([
-    createTestDatabase(),
+  [browser] = await Promise.all([
     launchBrowser(),
     new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
   ]);
@@ -40,7 +39,6 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
-  await db?.cleanup();
 });
 
 /** A checked page that also records every CSP violation, on every document it loads. */

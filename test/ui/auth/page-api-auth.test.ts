@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { resetDatabase } from '../../helpers/factories.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../../helpers/database.js';
 import { bearer, mintSessionToken } from '../../helpers/session-token.js';
 import { createTestWebApp, type TestWebApp } from '../../helpers/web-app.js';
 
@@ -10,18 +9,11 @@ const SECRET = 'page-api-secret';
 const SHOP_A = 'shop-a.myshopify.com';
 const SHOP_B = 'shop-b.myshopify.com';
 
-let db: TestDatabase;
+const db = useTestDatabase({ reset: true });
 let web: TestWebApp;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   web = createTestWebApp({ prisma: db.prisma, apiKey: API_KEY, secret: SECRET });
-});
-afterAll(async () => {
-  await db?.cleanup();
-});
-beforeEach(async () => {
-  await resetDatabase(db.prisma);
 });
 
 const tokenFor = (shop: string) => mintSessionToken({ shop, apiKey: API_KEY, secret: SECRET });
