@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   carrierOverrides,
   carrierRefreshIntervalMs,
   createCarrierRepository,
 } from '../../src/carriers/carrier-repository.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop } from '../helpers/factories.js';
 
 const db = useTestDatabase({ reset: true });
 /** Extra connections to the same database: separate "processes" for the concurrency tests. */
-let others: Database[];
-
-beforeAll(async () => {
-  others = await Promise.all(Array.from({ length: 3 }, () => createDatabase(db.url)));
-});
-afterAll(async () => {
-  await Promise.all((others ?? []).map((o) => o.close()));
-});
+const others = Array.from({ length: 3 }, () => useOtherConnection(db));
 
 const list = [
   { slug: 'ups', label: 'UPS' },

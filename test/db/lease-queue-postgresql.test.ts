@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimDue, createLeaseHolder } from '../../src/db/lease-queue.js';
 import { providerOf } from '../../src/db/provider-of.js';
 import { allQueues, deliveryQueue, trackerQueue } from '../../src/db/queues.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { claimTrackers } from '../../src/trackers/reconciler.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
@@ -14,14 +13,7 @@ import { createShop, createTracker } from '../helpers/factories.js';
  */
 describe('claims on PostgreSQL', () => {
   const db = useTestDatabase({ provider: 'postgresql' });
-  let other: Database;
-
-  beforeAll(async () => {
-    other = await createDatabase(db.url);
-  });
-  afterAll(async () => {
-    await other?.close();
-  });
+  const other = useOtherConnection(db);
 
   const reconcilerDeps = (owner: string) => ({
     prisma: db.prisma,

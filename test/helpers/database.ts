@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
-import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
+import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { type DatabaseProvider, isDatabaseProvider } from '../../src/db/provider.js';
 import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../../src/db/scratch.js';
@@ -146,6 +146,36 @@ export function useTestDatabase(options: TestDatabaseOptions = {}): TestDatabase
     },
     cleanup: async () => {
       await database?.cleanup();
+    },
+  };
+}
+
+/**
+ * Another connection to a useTestDatabase() database, as another process would hold one (the concurrency
+ * tests): opened after the database is created, closed before it is dropped. Call it after
+ * useTestDatabase, in the same block; its `prisma` throws until its beforeAll has run.
+ */
+export function useOtherConnection(db: TestDatabase): Database {
+  let other: Database | undefined;
+  beforeAll(async () => {
+    other = await createDatabase(db.url);
+  });
+  afterAll(async () => {
+    await other?.close();
+  });
+  return {
+    get provider() {
+      return db.provider;
+    },
+    get prisma() {
+      if (!other)
+        throw new Error(
+          'useOtherConnection(): prisma was read before the connection was opened (read it in a hook or a test)',
+        );
+      return other.prisma;
+    },
+    close: async () => {
+      await other?.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
+import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { createSmtpMailer, type Mailer } from '../../src/notifications/mailer.js';
@@ -9,7 +9,7 @@ import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/dev/mail-catcher.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker, testKeyring } from '../helpers/factories.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
 
@@ -21,7 +21,7 @@ import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
  */
 
 const db = useTestDatabase({ reset: true });
-let second: Database;
+const second = useOtherConnection(db);
 let mail: MailCatcher;
 let slack: SlackReceiver;
 let shops: ShopRepository;
@@ -33,7 +33,6 @@ const appApiKey = 'test-app-key';
 const poster = createSlackPoster({ allowLoopbackHttp: true, timeoutMs: 2_000 });
 
 beforeAll(async () => {
-  second = await createDatabase(db.url);
   mail = await startMailCatcher();
   slack = await startSlackReceiver();
   shops = createShopRepository(db.prisma, testKeyring());
@@ -52,7 +51,6 @@ afterAll(async () => {
   deadMailer?.close();
   await slack?.close();
   await mail?.close();
-  await second?.close();
 });
 beforeEach(async () => {
   mail.clear();

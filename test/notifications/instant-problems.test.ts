@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import {
   type InstantDeps,
@@ -10,7 +9,7 @@ import { createSlackPoster } from '../../src/notifications/slack-poster.js';
 import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
 import { captureLogger, type Captured } from '../helpers/capture-logger.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker, testKeyring } from '../helpers/factories.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
 
@@ -21,7 +20,7 @@ import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
  */
 
 const db = useTestDatabase({ reset: true });
-let second: Database;
+const second = useOtherConnection(db);
 let slack: SlackReceiver;
 let shops: ShopRepository;
 let logs: Captured;
@@ -29,13 +28,11 @@ const appApiKey = 'test-app-key';
 const poster = createSlackPoster({ allowLoopbackHttp: true, timeoutMs: 1_000 });
 
 beforeAll(async () => {
-  second = await createDatabase(db.url);
   slack = await startSlackReceiver();
   shops = createShopRepository(db.prisma, testKeyring());
 });
 afterAll(async () => {
   await slack?.close();
-  await second?.close();
 });
 beforeEach(async () => {
   slack.posts.length = 0;

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { sweepProblems } from '../../src/shipments/problem-sweep.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
@@ -12,14 +11,7 @@ import { createShop, createTracker } from '../helpers/factories.js';
  */
 
 const db = useTestDatabase({ reset: true });
-let second: Database;
-
-beforeAll(async () => {
-  second = await createDatabase(db.url);
-});
-afterAll(async () => {
-  await second?.close();
-});
+const second = useOtherConnection(db);
 
 // Wednesday 25 November 2026, noon UTC.
 const now = new Date('2026-11-25T12:00:00Z');

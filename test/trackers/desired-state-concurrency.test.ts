@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCarrierMatcher } from '../../src/carriers/match.js';
-import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
+import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { applyFulfillment, applyOrderCancelled } from '../../src/trackers/desired-state.js';
 import { type FulfillmentPayload, orderCancelledPayload } from '../../src/trackers/fulfillment-payload.js';
-import { defaultTestProvider, useTestDatabase } from '../helpers/database.js';
+import { defaultTestProvider, useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, fulfillment } from '../helpers/factories.js';
 
 /**
@@ -18,14 +18,7 @@ const matcher = createCarrierMatcher([]);
 
 describe.runIf(defaultTestProvider() === 'postgresql')('concurrent store events (PostgreSQL)', () => {
   const db = useTestDatabase();
-  let second: Database;
-
-  beforeAll(async () => {
-    second = await createDatabase(db.url);
-  });
-  afterAll(async () => {
-    await second?.close();
-  });
+  const second = useOtherConnection(db);
 
   const applyOn = (prisma: DatabaseClient, shop: Shop, payload: FulfillmentPayload) =>
     prisma.$transaction((tx) => applyFulfillment(tx, shop, payload, { matcher, overrides: new Map() }));

@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CarrierRepository, createCarrierRepository } from '../../src/carriers/carrier-repository.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { type DeliveryProcessorDeps, processDeliveries } from '../../src/webhooks/process-deliveries.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createDelivery, fulfillmentBody } from '../helpers/factories.js';
 import { fixture } from '../helpers/webhooks.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
@@ -12,15 +11,11 @@ import { ensureShop } from '../../src/shops/shop-repository.js';
 const SHOP = 'deliveries-shop.myshopify.com';
 
 const db = useTestDatabase({ reset: true });
-let second: Database;
+const second = useOtherConnection(db);
 let carriers: CarrierRepository;
 
 beforeAll(async () => {
-  second = await createDatabase(db.url);
   carriers = createCarrierRepository(db.prisma);
-});
-afterAll(async () => {
-  await second?.close();
 });
 beforeEach(async () => {
   // Installed: deliveries for a shop that has not installed the app create nothing.

@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
 import { recordDelivery } from '../../src/webhooks/record-delivery.js';
 import type { VerifiedDelivery } from '../../src/webhooks/verify.js';
-import { useTestDatabase } from '../helpers/database.js';
+import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 
 const db = useTestDatabase({ reset: true });
-let second: Database;
-
-beforeAll(async () => {
-  second = await createDatabase(db.url);
-});
-afterAll(async () => {
-  await second?.close();
-});
+const second = useOtherConnection(db);
 
 function verified(overrides: Partial<VerifiedDelivery> = {}): VerifiedDelivery {
   const rawBody = overrides.rawBody ?? '{"id":1}';
