@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildAppEnv, killChildApps } from '../helpers/child-app.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
+import { defaultTestProvider, useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
@@ -57,8 +57,8 @@ const killWaitForCreatesMs = 15_000;
 /** Requests still sent while it waits (the rest of the burst goes on after the kill). */
 const lanesWhileArmed = 4;
 
+const database = useTestDatabase({ provider });
 let emulator: TestEmulator;
-let database: TestDatabase;
 /** The store's Admin API: the app confirms each new fulfilment with it (children: FAKE_STORE_URL). */
 let store: FakeAdminGraphql;
 let env: ChildAppEnv;
@@ -67,7 +67,6 @@ let encryptionKey: string;
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
-  database = await createTestDatabase(provider);
   store = await startFakeAdminGraphql();
   encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   port = await freePort();
@@ -82,7 +81,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await killChildApps();
   await store?.close();
-  await database?.cleanup();
   await emulator?.close();
 });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildAppEnv, killChildApps } from '../helpers/child-app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
@@ -40,8 +40,8 @@ import {
  * per tracking number, and each tracker gets exactly one create call however the two workers interleave.
  */
 
+const database = useTestDatabase({ provider: 'postgresql' });
 let emulator: TestEmulator;
-let database: TestDatabase;
 /** The store's Admin API: the workers confirm each new fulfilment with it (FAKE_STORE_URL). */
 let store: FakeAdminGraphql;
 let env: ChildAppEnv;
@@ -51,7 +51,6 @@ let workers: AppProcess[];
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
-  database = await createTestDatabase('postgresql');
   store = await startFakeAdminGraphql();
   encryptionKey = `t1:${randomBytes(32).toString('base64')}`;
   env = {
@@ -67,7 +66,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await killChildApps();
   await store?.close();
-  await database?.cleanup();
   await emulator?.close();
 });
 

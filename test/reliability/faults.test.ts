@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { BackoffPolicy } from '../../src/lib/backoff.js';
 import { defaultRetryPolicy } from '../../src/tracking/request.js';
 import { testConfig } from '../helpers/app.js';
-import { createTestDatabase, defaultTestProvider, type TestDatabase } from '../helpers/database.js';
+import { defaultTestProvider, useTestDatabase } from '../helpers/database.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { type FakeAdminGraphql, startFakeAdminGraphql } from '../helpers/fake-admin-graphql.js';
 import { burstConcurrency, sizes } from './config.js';
@@ -62,8 +62,8 @@ function maxAttemptsFor(trackers: number): number {
 
 const clientTimeoutMs = 1_000;
 
+const database = useTestDatabase({ provider });
 let emulator: TestEmulator;
-let database: TestDatabase;
 /** The store's Admin API (this process's, as the app runs here): it confirms each new fulfilment. */
 let store: FakeAdminGraphql;
 let runtime: Runtime;
@@ -74,7 +74,6 @@ const maxTrackers = sizes.faultDeliveries * 3;
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ accounts: [] });
-  database = await createTestDatabase(provider);
   store = await startFakeAdminGraphql();
   const config = testConfig(database.url, emulator.baseUrl, { role: 'all', workerConcurrency: 16 });
   encryptionKey = config.encryptionKey;
@@ -91,7 +90,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.close();
   await store?.close();
-  await database?.cleanup();
   await emulator?.close();
 });
 
