@@ -474,16 +474,16 @@ export interface QueueDepth {
 export const defaultDepthCap = 100_000;
 
 /**
- * How many rows are due and since when, reading at most `cap` of them (through the due-time index; for a
- * `byShop` queue, shop by shop from the DueShop list, so a paused shop's backlog is not read).
+ * The statement of queueDepth: how many rows of a queue are due (at most `cap`) and the oldest due time
+ * (exported to check its plan on seeded data: test/db/claim-plans.test.ts).
  */
-export async function queueDepth(
-  db: Db,
+export function queueDepthStatement(
+  provider: DatabaseProvider,
   queue: QueueDescription,
-  now: Date = new Date(),
-  cap: number = defaultDepthCap,
-): Promise<QueueDepth> {
-  const s = new Statement(providerOf(db));
+  now: Date,
+  cap: number,
+): SqlStatement {
+  const s = new Statement(provider);
   let rows: string;
   if (queue.byShop) {
     const entries = `SELECT "shopId" FROM "DueShop" WHERE "queue" = ${s.value(queue.name, 'text')} AND "dueAt" <= ${s.time(now)} ORDER BY "dueAt" LIMIT ${s.value(cap, 'integer')}`;
@@ -497,14 +497,28 @@ export async function queueDepth(
   } else {
     rows = `SELECT q."${queue.dueSince}" AS "at" FROM "${queue.table}" AS q WHERE ${leaseFree(queue, s, now)} AND (${s.sql(queue.due, now)})`;
   }
-  const count = s.done(
+  return s.done(
     `SELECT COUNT(*) AS "n", MIN(c."at") AS "oldest" FROM (${rows} LIMIT ${s.value(cap, 'integer')}) AS c`,
   );
+}
+
+/**
+ * How many rows are due and since when, reading at most `cap` of them (through the due-time index; for a
+ * `byShop` queue, shop by shop from the DueShop list, so a paused shop's backlog is not read).
+ */
+export async function queueDepth(
+  db: Db,
+  queue: QueueDescription,
+  now: Date = new Date(),
+  cap: number = defaultDepthCap,
+): Promise<QueueDepth> {
+  const provider = providerOf(db);
+  const count = queueDepthStatement(provider, queue, now, cap);
   type Found = { n: number | bigint | string; oldest: string | Date | null };
   const read = (hot: HotPath) => hot.rows<Found>(count.sql, count.params);
   // Shop by shop on PostgreSQL: each shop's rows through the index, stopping at the cap (see indexOrdered).
   const found =
-    queue.byShop && s.provider === 'postgresql' ? await indexOrdered(db, read) : await read(hotPathOf(db));
+    queue.byShop && provider === 'postgresql' ? await indexOrdered(db, read) : await read(hotPathOf(db));
   const row = found[0];
   const oldest = row?.oldest ? new Date(row.oldest) : null;
   return {

@@ -1,4 +1,5 @@
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { LRUCache } from 'lru-cache';
 
 /**
  * A prepared-statement cache for the SQLite driver adapter (@prisma/adapter-better-sqlite3 7.10 prepares
@@ -10,6 +11,12 @@ import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@p
  * and `raw().all()`, and `prepare(sql).run()` (BEGIN). better-sqlite3 runs one statement at a time on a
  * connection (synchronously), so a cached statement is never used twice at once; SQLite re-prepares a
  * statement by itself when the schema changed under it (a migration).
+ *
+ * Kept by hand, reaching into the adapter's private field `client` (its better-sqlite3 Database) and the
+ * calls it makes on it: the adapter offers no public way in (PrismaBetterSqlite3 takes better-sqlite3's
+ * options and a URL, opens the Database itself and exposes neither it nor a statement hook). Should those
+ * internals change, queries still work, uncached, and test/db/sqlite-statement-cache.test.ts fails naming
+ * what changed ("the adapter's private fields").
  */
 
 interface Statement {
@@ -55,19 +62,17 @@ export function cacheSqliteStatements(
   const client = (adapter as unknown as { client?: Connection }).client;
   if (!client || typeof client.prepare !== 'function') return null;
   const prepare = client.prepare.bind(client);
-  const cache = new Map<string, Statement>();
+  // The most recently used `capacity` statements (lru-cache drops the least recently used).
+  const cache = new LRUCache<string, Statement>({ max: Math.max(1, capacity) });
   const stats: StatementCacheStats = { prepared: 0, reused: 0 };
   const cached = (sql: string): Statement => {
-    let statement = cache.get(sql);
-    if (statement) {
+    const kept = cache.get(sql);
+    if (kept) {
       stats.reused++;
-      // Most recently used last: the first key is the one to evict.
-      cache.delete(sql);
-    } else {
-      statement = prepare(sql);
-      stats.prepared++;
-      if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+      return kept;
     }
+    const statement = prepare(sql);
+    stats.prepared++;
     cache.set(sql, statement);
     return statement;
   };

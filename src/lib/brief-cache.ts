@@ -5,11 +5,13 @@
  * - a caller waits at most `waitMs` for it and otherwise gets null (the read goes on, and a good answer
  *   that comes late is kept for the next request);
  * - a failure (null, or a throw) is not kept: the next request asks again;
- * - at most `maxEntries` answers are kept, the oldest dropped first;
+ * - at most `maxEntries` answers are kept, the least recently used dropped first;
  * - an answer kept from before `notBefore` (e.g. the shop's last customers/redact) is not used.
  * Used for a logged-in customer's recent orders (src/proxy/customer-orders.ts) and the items of orders'
- * fulfilments (src/shopify/order-details.ts).
+ * fulfilments (src/shopify/order-details.ts). The keeping (time to live, most entries) is lru-cache's; this
+ * module adds the shared read, the wait, the dropped failures and notBefore.
  */
+import { LRUCache } from 'lru-cache';
 
 export interface BriefCacheOptions {
   /** How long an answer is kept, in ms. */
@@ -40,19 +42,26 @@ export interface BriefCache<T> {
 
 interface Entry<T> {
   at: number;
-  until: number;
   value: Promise<T | null>;
 }
 
 export function createBriefCache<T>(options: BriefCacheOptions): BriefCache<T> {
   const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry<T>>();
+  // lru-cache keeps the entries: at most maxEntries (the least recently used dropped first), each while
+  // its age is at most ttl (so keepMs - 1: the times are whole ms and an answer keepMs old is gone), the
+  // time read from `now` (ttlResolution 0: no clock of its own in between).
+  const entries = new LRUCache<string, Entry<T>>({
+    max: Math.max(1, options.maxEntries),
+    ttl: Math.max(1, options.keepMs - 1),
+    ttlResolution: 0,
+    perf: { now },
+  });
 
   /** The kept answer (or the one being read) for key, unless it is too old. */
   function kept(key: string, notBefore: Date | null | undefined): Promise<T | null> | undefined {
     const entry = entries.get(key);
     if (!entry) return undefined;
-    if (entry.until <= now() || (notBefore && entry.at <= notBefore.getTime())) {
+    if (notBefore && entry.at <= notBefore.getTime()) {
       entries.delete(key);
       return undefined;
     }
@@ -62,14 +71,11 @@ export function createBriefCache<T>(options: BriefCacheOptions): BriefCache<T> {
   /** Keeps an answer being read; dropped again as soon as it turns out a failure. */
   function keep(key: string, answer: Promise<T | null>): Promise<T | null> {
     const value = answer.catch(() => null);
-    const at = now();
-    const entry: Entry<T> = { at, until: at + options.keepMs, value };
-    entries.delete(key);
+    const entry: Entry<T> = { at: now(), value };
     entries.set(key, entry);
     void value.then((v) => {
-      if (v === null && entries.get(key) === entry) entries.delete(key);
+      if (v === null && entries.peek(key) === entry) entries.delete(key);
     });
-    while (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!);
     return value;
   }
 

@@ -4,7 +4,7 @@ import { progressSteps } from '../shipments/shopper-progress.js';
 import { defaultTrackingPageSettings, type TrackingPageSettings } from '../shops/tracking-page-settings.js';
 import { safeTrackingUrl } from '../trackers/fulfillment-payload.js';
 import type { ShopperItem, ShopperParcel } from './lookup.js';
-import type { ProxyMessages } from './messages.js';
+import { formatProxyMessage, type ProxyMessages } from './messages.js';
 
 /**
  * The shopper's page as markup: semantic HTML that needs no script to read, loads nothing but the items'
@@ -29,13 +29,6 @@ export function text(value: string): string {
       ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '{': '&#123;', '}': '&#125;' })[
         c
       ] ?? c,
-  );
-}
-
-/** A message with its `{name}` placeholders filled (values as given; the result is escaped by the caller). */
-function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.hasOwn(values, name) ? String(values[name]) : whole,
   );
 }
 
@@ -164,11 +157,13 @@ function headline(parcel: ShopperParcel, page: ProxyPage, settings: TrackingPage
   if (parcel.group === 'delivered') {
     const at = parcel.deliveredAt ?? parcel.events[0]?.at ?? null;
     const day = at ? localDay(at, zone) : null;
-    return day ? fill(m.deliveredOn, { day: weekdayDate(day, page.locale) }) : m.groups.delivered;
+    return day
+      ? formatProxyMessage(page.locale, m.deliveredOn, { day: weekdayDate(day, page.locale) })
+      : m.groups.delivered;
   }
   if (hasEstimateHeadline(parcel, settings)) {
     const wording = parcel.estimate!.predicted ? m.expectedBy : m.arriving;
-    return fill(wording, { day: weekdayDate(parcel.estimate!.date, page.locale) });
+    return formatProxyMessage(page.locale, wording, { day: weekdayDate(parcel.estimate!.date, page.locale) });
   }
   if (parcel.progress.trouble) return m.troubles[parcel.progress.trouble].title;
   return m.groups[parcel.group];
@@ -217,13 +212,13 @@ function history(
   return `<h${level} class="ts-sub">${text(m.history)}</h${level}><ol class="ts-events">${first}</ol>${
     rest.length === 0
       ? ''
-      : `<details class="ts-more"><summary>${text(fill(m.showAllEvents, { count: parcel.events.length }))}</summary><ol class="ts-events" start="6">${rest
+      : `<details class="ts-more"><summary>${text(formatProxyMessage(page.locale, m.showAllEvents, { count: parcel.events.length }))}</summary><ol class="ts-events" start="6">${rest
           .map(item)
           .join('')}</ol></details>`
   }`;
 }
 
-function itemList(items: readonly ShopperItem[], m: ProxyMessages, level: number): string {
+function itemList(items: readonly ShopperItem[], m: ProxyMessages, locale: string, level: number): string {
   const rows = items.map((item) => {
     // Only https pictures, as the store's order gives them (never a shopper's or a carrier's text).
     const image =
@@ -232,7 +227,7 @@ function itemList(items: readonly ShopperItem[], m: ProxyMessages, level: number
         : '<span class="ts-noimg" aria-hidden="true"></span>';
     return `<li>${image}<span><span class="ts-item">${text(item.name)}</span>${
       item.variant ? `<span class="ts-place">${text(item.variant)}</span>` : ''
-    }<span class="ts-place">${text(fill(m.quantity, { count: item.quantity }))}</span></span></li>`;
+    }<span class="ts-place">${text(formatProxyMessage(locale, m.quantity, { count: item.quantity }))}</span></span></li>`;
   });
   return `<h${level} class="ts-sub">${text(m.items)}</h${level}><ul class="ts-items">${rows.join('')}</ul>`;
 }
@@ -264,7 +259,7 @@ function parcelCard(
   ].join('');
   const status = [m.groups[parcel.group], parcel.carrier].filter((v): v is string => !!v).join(' · ');
   return `<article class="ts-card" data-group="${parcel.group}" data-step="${parcel.progress.step}">
-${place && place.total > 1 ? `<p class="ts-count">${text(fill(m.parcelCount, place))}</p>` : ''}<h${level} class="ts-head"${
+${place && place.total > 1 ? `<p class="ts-count">${text(formatProxyMessage(page.locale, m.parcelCount, place))}</p>` : ''}<h${level} class="ts-head"${
     hasEstimateHeadline(parcel, settings)
       ? ` data-estimate="${parcel.estimate!.predicted ? 'predicted' : 'service'}"`
       : ''
@@ -278,7 +273,7 @@ ${troubleNote(parcel, m)}
       : `<p>${text(m.noEvents)}</p>`
   }</div>
 <dl class="ts-facts">${facts}</dl>
-${settings.show.items && parcel.items && parcel.items.length > 0 ? itemList(parcel.items, m, level + 1) : ''}
+${settings.show.items && parcel.items && parcel.items.length > 0 ? itemList(parcel.items, m, page.locale, level + 1) : ''}
 ${history(parcel, page, settings, level + 1)}
 </article>`;
 }
@@ -300,7 +295,9 @@ function shareBlock(page: ProxyPage): string {
   return `<div class="ts-share"><a href="${href}">${text(m.shareLink)}</a> <button type="button" hidden data-ts-copy="${href}" data-ts-copied="${text(
     m.linkCopied,
   )}">${text(m.copyLink)}</button><p class="ts-place">${text(
-    fill(m.shareValidUntil, { day: weekdayDate(page.share.validUntil, page.locale) }),
+    formatProxyMessage(page.locale, m.shareValidUntil, {
+      day: weekdayDate(page.share.validUntil, page.locale),
+    }),
   )}</p></div>`;
 }
 

@@ -27,6 +27,39 @@ async function connect() {
   return { adapter, stats };
 }
 
+describe('the adapter’s private fields the cache reaches into', () => {
+  // @prisma/adapter-better-sqlite3 offers no public way to its connection (see src/db/sqlite-statement-cache.ts):
+  // the cache uses its private field `client` (a better-sqlite3 Database), its `prepare(sql)`, and the
+  // statement's `bind(args)`, `reader`, `run()`, `all()`, `columns()` and `raw()`, as the adapter calls them.
+  // The day an upgrade changes them, this says so instead of the app running on, uncached.
+  const changed = (what: string) =>
+    `@prisma/adapter-better-sqlite3 changed its private fields: ${what}. src/db/sqlite-statement-cache.ts ` +
+    'reaches into `adapter.client` (better-sqlite3 Database: prepare) and the adapter’s calls ' +
+    '(prepare(sql).bind(args) then reader, run(), all(), columns(), raw()); update it to the new adapter.';
+
+  it('are still there: adapter.client is a better-sqlite3 Database, and every query goes through its prepare', async () => {
+    adapter = await new PrismaBetterSqlite3({ url: ':memory:' }).connect();
+    const client = (adapter as unknown as { client?: { prepare?: unknown; open?: unknown } }).client;
+    expect(typeof client?.prepare, changed('`client.prepare` is not a function')).toBe('function');
+    expect(client?.open, changed('`client` is not an open better-sqlite3 Database')).toBe(true);
+    const statement = (client as { prepare(sql: string): Record<string, unknown> }).prepare(
+      'SELECT 1 AS one',
+    );
+    for (const member of ['bind', 'run', 'all', 'columns', 'raw'])
+      expect(typeof statement[member], changed(`a statement has no \`${member}()\``)).toBe('function');
+    expect(typeof statement.reader, changed('a statement has no `reader`')).toBe('boolean');
+
+    const stats = cacheSqliteStatements(adapter);
+    expect(stats, changed('cacheSqliteStatements found no `client` to cache on')).not.toBeNull();
+    await adapter.queryRaw(query('SELECT 1 AS one'));
+    await adapter.executeRaw(query('SELECT 2 AS two'));
+    expect(stats, changed('queryRaw/executeRaw no longer call `client.prepare`')).toEqual({
+      prepared: 2,
+      reused: 0,
+    });
+  });
+});
+
 describe('the SQLite statement cache', () => {
   it('prepares each SQL text once; every use binds its own arguments', async () => {
     const { adapter, stats } = await connect();

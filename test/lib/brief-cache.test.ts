@@ -84,6 +84,16 @@ describe('createBriefCache: get', () => {
     expect(await cache.get('a', async () => 'a2')).toBe('a2');
     expect(await cache.get('c', async () => 'c2')).toBe('c1');
   });
+
+  it('drops the least recently used: an answer asked again stays over one not asked since', async () => {
+    const { cache } = setup({ maxEntries: 2 });
+    await cache.get('a', async () => 'a1');
+    await cache.get('b', async () => 'b1');
+    expect(await cache.get('a', async () => 'a2')).toBe('a1');
+    await cache.get('c', async () => 'c1');
+    expect(await cache.get('a', async () => 'a3')).toBe('a1');
+    expect(await cache.get('b', async () => 'b2')).toBe('b2');
+  });
 });
 
 describe('createBriefCache: getMany', () => {

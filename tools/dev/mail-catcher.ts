@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 /**
@@ -74,21 +75,26 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
           callback(Object.assign(new Error('Message too large'), { responseCode: 552 }));
           return;
         }
-        const raw = Buffer.concat(chunks).toString('latin1');
-        const parsed = parseMail(raw);
-        kept.push({
-          id: nextId++,
-          receivedAt: new Date(),
-          envelope: {
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-            to: session.envelope.rcptTo.map((r) => r.address),
+        const raw = Buffer.concat(chunks);
+        parseMail(raw).then(
+          (parsed) => {
+            kept.push({
+              id: nextId++,
+              receivedAt: new Date(),
+              envelope: {
+                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+                to: session.envelope.rcptTo.map((r) => r.address),
+              },
+              ...parsed,
+              raw: raw.toString('utf8'),
+            });
+            while (kept.length > keep) kept.shift();
+            for (const wake of waiters) wake();
+            callback();
           },
-          ...parsed,
-          raw: Buffer.from(raw, 'latin1').toString('utf8'),
-        });
-        while (kept.length > keep) kept.shift();
-        for (const wake of waiters) wake();
-        callback();
+          (error: unknown) =>
+            callback(Object.assign(new Error(`Unreadable message: ${String(error)}`), { responseCode: 554 })),
+        );
       });
     },
   });
@@ -160,98 +166,24 @@ export interface ParsedMail {
   html: string | null;
 }
 
+/** A From or To header as mailparser reads it, names and addresses written out ("Name <a@b>"). */
+const addresses = (value: AddressObject | AddressObject[] | undefined): string =>
+  (Array.isArray(value) ? value : value ? [value] : []).map((address) => address.text).join(', ');
+
 /**
- * Reads a message (its bytes as latin1 text) as far as the page needs: the headers it shows (encoded
- * words decoded) and the first text/plain and text/html parts, through nested multiparts, decoded from
- * quoted-printable or base64 as UTF-8.
+ * Reads a message as far as the page needs, with mailparser: the headers it shows (encoded words decoded)
+ * and its text/plain and text/html parts, through nested multiparts, decoded by their transfer encoding and
+ * charset. A part the message does not have stays null (no text made from the HTML, nor HTML from the text).
  */
-export function parseMail(raw: string): ParsedMail {
-  const { headers, body } = splitEntity(raw);
-  const parts = leafParts(headers, body);
+export async function parseMail(raw: Buffer): Promise<ParsedMail> {
+  const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   return {
-    subject: decodeWords(headers.get('subject') ?? ''),
-    from: decodeWords(headers.get('from') ?? ''),
-    to: decodeWords(headers.get('to') ?? ''),
-    text: parts.find((p) => p.type === 'text/plain')?.content ?? null,
-    html: parts.find((p) => p.type === 'text/html')?.content ?? null,
+    subject: mail.subject ?? '',
+    from: addresses(mail.from),
+    to: addresses(mail.to),
+    text: mail.text ?? null,
+    html: mail.html || null,
   };
-}
-
-function splitEntity(raw: string): { headers: Map<string, string>; body: string } {
-  const end = raw.search(/\r?\n\r?\n/);
-  const head = end === -1 ? raw : raw.slice(0, end);
-  const body = end === -1 ? '' : raw.slice(end).replace(/^\r?\n\r?\n/, '');
-  const headers = new Map<string, string>();
-  // Folded lines (starting with a space or tab) continue the header above.
-  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
-  }
-  return { headers, body };
-}
-
-/** A header's parameter (`boundary`, `charset`), quoted or not. */
-function parameter(header: string, name: string): string | null {
-  const match = new RegExp(`;\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]+))`, 'i').exec(header);
-  return match ? (match[1] ?? match[2] ?? null) : null;
-}
-
-function leafParts(
-  headers: Map<string, string>,
-  body: string,
-  depth = 0,
-): Array<{ type: string; content: string }> {
-  const contentType = headers.get('content-type') ?? 'text/plain';
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type.startsWith('multipart/') && depth < 5) {
-    const boundary = parameter(contentType, 'boundary');
-    if (!boundary) return [];
-    const sections = body.split(`--${boundary}`).slice(1);
-    return sections
-      .filter((section) => !section.startsWith('--'))
-      .flatMap((section) => {
-        const entity = splitEntity(section.replace(/^\r?\n/, ''));
-        return leafParts(entity.headers, entity.body.replace(/\r?\n$/, ''), depth + 1);
-      });
-  }
-  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').trim().toLowerCase();
-  return [{ type, content: decodeBody(body, encoding) }];
-}
-
-/** A part's bytes (latin1 text) decoded by its transfer encoding, read as UTF-8. */
-function decodeBody(body: string, encoding: string): string {
-  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (encoding === 'quoted-printable') return quotedPrintable(body);
-  return Buffer.from(body, 'latin1').toString('utf8');
-}
-
-function quotedPrintable(text: string): string {
-  const unfolded = text.replace(/=\r?\n/g, '');
-  const bytes: number[] = [];
-  for (let i = 0; i < unfolded.length; i++) {
-    const hex = unfolded.slice(i + 1, i + 3);
-    if (unfolded[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(unfolded.charCodeAt(i) & 0xff);
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** A header as UTF-8, its RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) decoded. */
-function decodeWords(value: string): string {
-  return Buffer.from(value, 'latin1')
-    .toString('utf8')
-    .replace(/(\?=)\s+(=\?)/g, '$1$2')
-    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_all, _charset: string, kind: string, data: string) =>
-      kind.toUpperCase() === 'B'
-        ? Buffer.from(data, 'base64').toString('utf8')
-        : quotedPrintable(data.replace(/_/g, ' ')),
-    );
 }
 
 const escapeHtml = (text: string) =>
