@@ -15,8 +15,8 @@ import {
   POSTGRES_SCHEMA_PATH,
   PROJECT_ROOT,
   SCHEMA_PATH,
-} from './paths.js';
-import { derivePostgresSchema } from './schema.js';
+} from '../../src/db/paths.js';
+import { derivePostgresSchema } from '../../src/db/schema.js';
 
 /** Bump when the generation recipe changes, to invalidate the up-to-date stamp. */
 const RECIPE_VERSION = '1';
