@@ -22,7 +22,7 @@ import { createCustomerOrders } from '../proxy/customer-orders.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
 import { statusPushRouter } from '../status-pushes/receive.js';
 import { statusPushPath } from '../status-pushes/token.js';
-import { devAppProxy } from '../proxy/dev-proxy.js';
+import { devAppProxy } from '../../tools/dev/dev-proxy.js';
 import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
 import { proxyRoute } from '../proxy/route.js';
 import { orderStatusParcelsPath, orderStatusRouter } from '../proxy/order-status.js';

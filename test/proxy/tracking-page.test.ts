@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { devAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { devAppProxySecret } from '../../tools/dev/dev-proxy.js';
 import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
 import {
   horizontalOverflow,

@@ -22,7 +22,7 @@ import { devShopDomain } from './dev-tools.js';
 import { defaultPollPolicy, scalePollPolicy } from '../../src/shipments/status.js';
 import { setServiceClock } from '../../src/shipments/read-bounds.js';
 import { watchPage } from '../../src/ui/page-build.js';
-import { assertDevAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { assertDevAppProxySecret } from './dev-proxy.js';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 
 async function main(): Promise<void> {
