@@ -21,7 +21,7 @@ import { devPageUrl, devTokenHours, installDevShop, startDevStore, writeDevEnvFi
 import { devShopDomain } from './dev-tools.js';
 import { defaultPollPolicy, scalePollPolicy } from '../../src/shipments/status.js';
 import { setServiceClock } from '../../src/shipments/read-bounds.js';
-import { watchPage } from '../../src/ui/page-build.js';
+import { watchPage } from '../build/page-build.js';
 import { assertDevAppProxySecret } from './dev-proxy.js';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 
