@@ -16,7 +16,7 @@ RUN apt-get update \
 ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 # The whole context (see .dockerignore): postinstall generates the Prisma clients from prisma/schema.prisma
-# with src/db/generate.ts, so the sources must be there before the install.
+# with tools/db/generate.ts (scripts/db-generate.ts), so the sources must be there before the install.
 COPY . .
 RUN --mount=type=cache,target=/root/.npm npm ci
 RUN npm run build

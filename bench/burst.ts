@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { webhookApiVersion } from '../src/webhooks/sign.js';
+import { webhookApiVersion } from '../tools/dev/webhook-sign.js';
 import { ROOT } from './processes.js';
 
 export const FIXTURES_DIR = path.resolve(ROOT, '..', 'shared', 'fixtures', 'shopify');

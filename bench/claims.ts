@@ -18,7 +18,7 @@ import { createDatabase } from '../src/db/client.js';
 import { claimDue, type QueueDescription, releaseLeases } from '../src/db/lease-queue.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { statusPollQueue, trackerQueue } from '../src/db/queues.js';
-import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 
 export interface ClaimTiming {
   queue: string;

@@ -6,7 +6,7 @@
 import { createDatabase, type Database } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import type { DatabaseProvider } from '../src/db/provider.js';
-import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { silentLogger } from '../src/logger.js';
 import { connectShop } from '../src/shops/connect-shop.js';
 import { parseKeyring } from '../src/shops/crypto.js';

@@ -4,7 +4,7 @@
  * to profile one phase (with BENCH_CPU_PROF_DIR) without the rest of the run. Prints each phase's figures.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
 import { Cleanup } from './cleanup.js';
 import { prepareDrain } from './drain.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { webhookHeaders } from '../src/webhooks/sign.js';
+import { webhookHeaders } from '../tools/dev/webhook-sign.js';
 import type {
   FromChild,
   LatencySummary,

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
 import { Cleanup } from './cleanup.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';

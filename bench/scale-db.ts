@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrate.js';
-import { withDatabaseName } from '../src/db/scratch.js';
+import { withDatabaseName } from '../tools/db/scratch.js';
 import { ROOT } from './processes.js';
 import { runSeedJobs, type SeedJob, type SeedPlan, seedStatements } from './scale-seed.js';
 

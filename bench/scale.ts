@@ -24,7 +24,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { Cleanup } from './cleanup.js';
 import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
@@ -70,7 +70,7 @@ import {
 } from './scale-requests.js';
 import { measureSqlite, type SqliteResult, sqliteLines } from './scale-sqlite.js';
 import { parseSize, plannedShops, type ScaleShop, scaleAccount } from './scale-seed.js';
-import { withDatabaseName } from '../src/db/scratch.js';
+import { withDatabaseName } from '../tools/db/scratch.js';
 
 interface Params {
   mode: 'full' | 'quick';

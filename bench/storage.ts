@@ -28,7 +28,7 @@ import { createDatabase, type DatabaseClient } from '../src/db/client.js';
 import { type BulkRows, insertRows } from '../src/db/insert-rows.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import type { DatabaseProvider } from '../src/db/provider.js';
-import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../src/db/scratch.js';
+import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { findCarrier } from '../tools/emulator/carriers.js';
 import { shipmentSnapshot } from '../tools/emulator/lifecycle.js';
 import {

@@ -6,7 +6,7 @@
  * schema and Prisma version are unchanged since the last run (`--force` regenerates anyway).
  * Runs on postinstall and before `npm test` / `npm run typecheck`.
  */
-import { generateClients } from '../src/db/generate.js';
+import { generateClients } from '../tools/db/generate.js';
 
 try {
   await generateClients({ force: process.argv.includes('--force'), log: (message) => console.log(message) });

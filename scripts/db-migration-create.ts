@@ -18,7 +18,7 @@
  */
 
 import path from 'node:path';
-import { createMigrations } from '../src/db/create-migration.js';
+import { createMigrations } from '../tools/db/create-migration.js';
 import { PROJECT_ROOT } from '../src/db/paths.js';
 import { DATABASE_PROVIDERS } from '../src/db/provider.js';
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
+import type { Express } from 'express';
 import { type CarrierRepository, createCarrierRepository } from '../carriers/carrier-repository.js';
 import type { AppConfig } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
@@ -55,10 +56,11 @@ export interface RuntimeOptions {
   pollPolicy?: PollPolicy;
   /** Per-attempt timeout of tracking-service calls (default: the client's, 10 s). */
   clientTimeoutMs?: number;
-  /** Longest session token accepted; only `npm run dev` raises it (see dev-tools.ts). */
-  sessionTokenMaxLifetimeS?: number;
-  /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop. */
-  devAppProxyShop?: string;
+  /**
+   * What serves HTTP in front of the app (default: the app itself). The runtime knows nothing of what is
+   * put there: the dev server (tools/dev/dev-app.ts) mounts its extras so, and tests may.
+   */
+  serve?: (app: Express) => Express;
 }
 
 /** Builds the whole app from config: database, repositories, client, and the web server and/or worker. */
@@ -137,8 +139,6 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       logger,
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),
-      sessionTokenMaxLifetimeS: options.sessionTokenMaxLifetimeS,
-      ...(options.devAppProxyShop ? { devAppProxyShop: options.devAppProxyShop } : {}),
       metricsToken: config.metrics.token,
       adminUiScripts: config.adminUiScripts,
       trackingPageRefreshMs: config.trackingPage.refreshAfterMs,
@@ -146,7 +146,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       ...(config.trackingPage.limits ? { trackingPageLimits: config.trackingPage.limits } : {}),
       smtpConfigured: Boolean(config.mail?.smtpUrl),
     });
-    server = app.listen(config.port, config.host);
+    server = (options.serve ? options.serve(app) : app).listen(config.port, config.host);
     await once(server, 'listening');
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

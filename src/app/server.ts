@@ -22,8 +22,7 @@ import { createCustomerOrders } from '../proxy/customer-orders.js';
 import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
 import { statusPushRouter } from '../status-pushes/receive.js';
 import { statusPushPath } from '../status-pushes/token.js';
-import { devAppProxy } from '../proxy/dev-proxy.js';
-import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
+import { proxyPath } from '../lib/proxy-paths.js';
 import { proxyRoute } from '../proxy/route.js';
 import { orderStatusParcelsPath, orderStatusRouter } from '../proxy/order-status.js';
 import { createOrderDetails } from '../shopify/order-details.js';
@@ -41,8 +40,6 @@ export interface AppDeps {
   logger: Logger;
   readiness: () => Promise<Readiness>;
   onDeliveryRecorded?: () => void;
-  /** Longest session token accepted; only `npm run dev` raises it (its page's launch token). */
-  sessionTokenMaxLifetimeS?: number;
   /** GET /metrics on this port behind this bearer token (METRICS_TOKEN); without it, no such route. */
   metricsToken?: string | null;
   /** App Bridge and Polaris from the platform's CDN (default), or the offline stand-ins (tests, dev). */
@@ -53,8 +50,6 @@ export interface AppDeps {
   trustProxy?: number | string[];
   /** The shoppers' page's limits (default: defaultLookupLimits). */
   trackingPageLimits?: Partial<LookupLimits>;
-  /** `npm run dev` only: GET /apps/track plays the store's app proxy for this shop (src/proxy/dev-proxy.ts). */
-  devAppProxyShop?: string;
   /** Whether the digest e-mails can be sent (SMTP_URL is set): the Settings page says so. */
   smtpConfigured?: boolean;
 }
@@ -145,12 +140,6 @@ export function createApp(deps: AppDeps): express.Express {
     exitIframe(shopify, deps.adminUiScripts === 'stand-in' ? { appBridgeUrl: standInUrls.appBridge } : {}),
   );
 
-  if (deps.devAppProxyShop)
-    app.get(
-      storeProxyPath,
-      devAppProxy({ secret: shopify.api.config.apiSecretKey, shop: deps.devAppProxyShop }),
-    );
-
   // The shoppers' tracking page, through the store's app proxy (signed by the platform, not a session).
   // Orders' items and customers, asked of the store and kept a minute: one cache for the page and the extension.
   const orderDetails = createOrderDetails({ admin: shopifyStoreAdmin(shopify), logger: deps.logger });
@@ -198,7 +187,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The page's JSON API: a session token names the shop, and only that shop.
   app.use(
     '/api',
-    requireSessionToken(shopify, { logger: deps.logger, maxLifetimeS: deps.sessionTokenMaxLifetimeS }),
+    requireSessionToken(shopify, { logger: deps.logger }),
     createPageApi({
       prisma: deps.prisma,
       shops: deps.shops,
@@ -222,7 +211,6 @@ export function createApp(deps: AppDeps): express.Express {
       shopify,
       prisma: deps.prisma,
       logger: deps.logger,
-      maxTokenLifetimeS: deps.sessionTokenMaxLifetimeS,
     }),
     (_req, res) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -5,7 +5,7 @@
  * and `_prisma_migrations` bookkeeping of `prisma migrate deploy`, so both paths stay interchangeable.
  *
  * Runtime code: the app and the CLI apply pending migrations at start (so @prisma/schema-engine-wasm and
- * @prisma/driver-adapter-utils are dependencies). Creating migrations is tooling: ./create-migration.ts.
+ * @prisma/driver-adapter-utils are dependencies). Creating migrations is tooling: tools/db/create-migration.ts.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';

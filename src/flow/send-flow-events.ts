@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { flowEventQueue } from '../db/queues.js';
 import type { FlowEvent } from '../generated/sqlite/client.js';
 import { nowOf } from '../lib/clock.js';
@@ -38,16 +39,19 @@ type Failure = Extract<StoreCallResult<void>, { ok: false }>;
 
 export async function sendFlowEvents(deps: FlowSendDeps, limit: number): Promise<FlowSendStats> {
   const stats: FlowSendStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
-  const now = nowOf(deps);
-  return withPassLeases(deps, flowEventQueue, async (leases) => {
-    const ids = await leases.claim(limit, { now });
-    if (ids.length === 0) return stats;
-    try {
-      const rows = await deps.prisma.flowEvent.findMany({
-        where: { id: { in: ids }, leaseOwner: leases.token },
+  // Every path below writes its row with the lease given back.
+  return runQueuePass(deps, {
+    queue: flowEventQueue,
+    limit,
+    now: nowOf(deps),
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.flowEvent.findMany({
+        where: { id: { in: ids }, leaseOwner: token },
         include: { shop: { select: { domain: true, uninstalledAt: true } } },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
+      }),
+    act: async (rows, leases) => {
       stats.claimed = rows.length;
       const inUse = new Set(
         (
@@ -87,11 +91,8 @@ export async function sendFlowEvents(deps: FlowSendDeps, limit: number): Promise
         if (result.kind === 'access') noAccess.set(row.shopId, result);
         await failure(deps, leases.token, row, result, stats);
       }
-    } finally {
-      // Every path above writes its row with the lease given back.
-      leases.forget(ids);
-    }
-    return stats;
+      return stats;
+    },
   });
 }
 

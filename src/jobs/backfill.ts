@@ -1,6 +1,7 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { leaseGivenBack, type LeaseHolder, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type LeaseHolder } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { backfillQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
@@ -248,14 +249,23 @@ class LeaseLost extends Error {}
 
 /** The worker's pass: leases running jobs (one step each), then gives the lease back. */
 export function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
-  return withPassLeases(deps, backfillQueue, (leases) => backfillPass(deps, leases, limit));
+  return runQueuePass(deps, {
+    queue: backfillQueue,
+    limit,
+    none: 0,
+    load: (ids, token) => deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } }),
+    // A job's lease is given back after its step, or kept a while as the backoff when the step failed.
+    forgetsItself: true,
+    act: (claimed, leases) => backfillSteps(deps, leases, claimed),
+  });
 }
 
-async function backfillPass(deps: BackfillDeps, leases: LeaseHolder, limit: number): Promise<number> {
+async function backfillSteps(
+  deps: BackfillDeps,
+  leases: LeaseHolder,
+  claimed: BackfillJob[],
+): Promise<number> {
   const { token } = leases;
-  const ids = await leases.claim(limit);
-  if (ids.length === 0) return 0;
-  const claimed = await deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } });
   for (const job of claimed) {
     try {
       await runBackfillStep(deps, job);

@@ -1,6 +1,7 @@
 import { nowOf } from '../lib/clock.js';
 import type { DatabaseClient } from '../db/client.js';
-import { type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import type { QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { statusPollQueue } from '../db/queues.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Prisma, Shop, Tracker } from '../generated/sqlite/client.js';
@@ -76,10 +77,6 @@ export interface PollStats {
 type Claimed = Tracker & { shop: Shop; lines: { fulfillmentId: string }[] };
 
 export function pollStatuses(deps: PollDeps, options: PollOptions): Promise<PollStats> {
-  return withPassLeases(deps, statusPollQueue, (leases) => pollPass(deps, leases, options));
-}
-
-async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOptions): Promise<PollStats> {
   const stats: PollStats = {
     claimed: 0,
     polled: 0,
@@ -90,16 +87,31 @@ async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOption
     failed: 0,
   };
   const now = nowOf(deps);
-  const { token } = leases;
-  const ids = await leases.claim(options.limit, { now, perGroupMax: options.perShop });
-  const claimed =
-    ids.length === 0
-      ? []
-      : await deps.prisma.tracker.findMany({
-          where: { id: { in: ids }, pollLeaseOwner: token },
-          include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
-          orderBy: { nextPollAt: 'asc' },
-        });
+  // Every path of pollClaimed writes its row with the poll lease cleared.
+  return runQueuePass(deps, {
+    queue: statusPollQueue,
+    limit: options.limit,
+    now,
+    perGroupMax: options.perShop,
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.tracker.findMany({
+        where: { id: { in: ids }, pollLeaseOwner: token },
+        include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
+        orderBy: { nextPollAt: 'asc' },
+      }),
+    act: (claimed, leases) => pollClaimed(deps, leases.token, claimed, options, now, stats),
+  });
+}
+
+async function pollClaimed(
+  deps: PollDeps,
+  token: string,
+  claimed: Claimed[],
+  options: PollOptions,
+  now: Date,
+  stats: PollStats,
+): Promise<PollStats> {
   stats.claimed = claimed.length;
   if (claimed.length === 0) return stats;
 
@@ -139,12 +151,7 @@ async function pollPass(deps: PollDeps, leases: LeaseHolder, options: PollOption
       else await pollOrder(deps, token, group, creds, stats);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, groups.length) }, run));
-  } finally {
-    // Every path above writes its row with the poll lease cleared.
-    leases.forget(ids);
-  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, groups.length) }, run));
   return stats;
 }
 

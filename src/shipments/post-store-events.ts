@@ -1,5 +1,6 @@
 import { nowOf } from '../lib/clock.js';
-import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
 import { storeWrites } from '../observability/metrics.js';
@@ -67,24 +68,27 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     skipped: 0,
     held: 0,
   };
-  const now = nowOf(deps);
-  return withPassLeases(deps, storeEventQueue, async (leases) =>
-    postClaimed(deps, leases, await leases.claim(limit, { now }), stats),
-  );
+  // Every path of postClaimed writes its row with the lease cleared.
+  return runQueuePass(deps, {
+    queue: storeEventQueue,
+    limit,
+    now: nowOf(deps),
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.storeFulfillmentEvent.findMany({
+        where: { id: { in: [...ids] }, leaseOwner: token },
+        orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
+      }),
+    act: (rows, leases) => postClaimed(deps, leases.token, rows, stats),
+  });
 }
 
 async function postClaimed(
   deps: PostDeps,
-  leases: LeaseHolder,
-  ids: readonly string[],
+  token: string,
+  rows: StoreFulfillmentEvent[],
   stats: PostStats,
 ): Promise<PostStats> {
-  if (ids.length === 0) return stats;
-  const { token } = leases;
-  const rows = await deps.prisma.storeFulfillmentEvent.findMany({
-    where: { id: { in: [...ids] }, leaseOwner: token },
-    orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
-  });
   stats.claimed = rows.length;
   const shops = new Map(
     (
@@ -183,8 +187,6 @@ async function postClaimed(
       data: { nextAttemptAt: new Date(heldUntil.get(key) ?? now + heldMs), ...leaseGivenBack },
     });
   }
-  // Every path above writes its row with the lease cleared.
-  leases.forget(ids);
   return stats;
 }
 

@@ -1,7 +1,8 @@
 import { nowOf } from '../lib/clock.js';
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
-import { leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
 import { storeProxyPath } from '../lib/proxy-paths.js';
@@ -187,24 +188,24 @@ export interface LinkStats {
 
 export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<LinkStats> {
   const stats: LinkStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
-  const now = nowOf(deps);
-  return withPassLeases(deps, storeLinkQueue, async (leases) => {
-    const ids = await leases.claim(limit, { now });
-    if (ids.length === 0) return stats;
-    try {
-      const rows = await deps.prisma.storeTrackingLink.findMany({
-        where: { id: { in: [...ids] }, leaseOwner: leases.token },
+  // Every path below writes its row with the lease cleared.
+  return runQueuePass(deps, {
+    queue: storeLinkQueue,
+    limit,
+    now: nowOf(deps),
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.storeTrackingLink.findMany({
+        where: { id: { in: [...ids] }, leaseOwner: token },
         include: { shop: { select: { domain: true, uninstalledAt: true } } },
         orderBy: { nextAttemptAt: 'asc' },
-      });
+      }),
+    act: async (rows, leases) => {
       stats.claimed = rows.length;
       // Stores are written one after another (their rate limits are per store).
       for (const row of rows) await sendOne(deps, leases.token, row, stats);
-    } finally {
-      // Every path above writes its row with the lease cleared.
-      leases.forget(ids);
-    }
-    return stats;
+      return stats;
+    },
   });
 }
 

@@ -2,7 +2,8 @@ import { handlesInUse } from '../flow/queue-flow-event.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import { nowOf } from '../lib/clock.js';
-import { failedAttempt, leaseGivenBack, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { failedAttempt, leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { statusPushQueue } from '../db/queues.js';
 import type { StatusPush } from '../generated/sqlite/client.js';
 import { backoffPolicies } from '../lib/backoff.js';
@@ -40,23 +41,24 @@ export interface ApplyPushStats {
 export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Promise<ApplyPushStats> {
   const stats: ApplyPushStats = { claimed: 0, applied: 0, stale: 0, dropped: 0, failed: 0 };
   const now = nowOf(deps);
-  return withPassLeases(deps, statusPushQueue, async (leases) => {
-    const ids = await leases.claim(limit, { now });
-    if (ids.length === 0) return stats;
-    try {
-      const rows = await deps.prisma.statusPush.findMany({
-        where: { id: { in: [...ids] }, leaseOwner: leases.token },
+  return runQueuePass(deps, {
+    queue: statusPushQueue,
+    limit,
+    now,
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.statusPush.findMany({
+        where: { id: { in: [...ids] }, leaseOwner: token },
         orderBy: { receivedAt: 'asc' },
-      });
+      }),
+    act: async (rows, leases) => {
       stats.claimed = rows.length;
       const byShop = new Map<string, StatusPush[]>();
       for (const row of rows) byShop.set(row.shopId, [...(byShop.get(row.shopId) ?? []), row]);
       for (const [shopId, shopRows] of byShop)
         await applyShop(deps, leases.token, shopId, shopRows, now, stats);
-    } finally {
-      leases.forget(ids);
-    }
-    return stats;
+      return stats;
+    },
   });
 }
 

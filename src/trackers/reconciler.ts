@@ -1,4 +1,5 @@
 import { leaseGivenBack, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { claimRows } from '../db/queue-pass.js';
 import { trackerQueue } from '../db/queues.js';
 import { updateRows } from '../db/update-rows.js';
 import type { Shop, Tracker } from '../generated/sqlite/client.js';
@@ -78,13 +79,17 @@ export async function claimTrackers(
   leases: LeaseHolder,
 ): Promise<{ token: string; trackers: ClaimedTracker[] }> {
   const { token } = leases;
-  const ids = await leases.claim(limit, deps.now ? { now: deps.now() } : {});
-  if (ids.length === 0) return { token, trackers: [] };
-  const leased = await deps.prisma.tracker.findMany({
-    where: { id: { in: ids }, leaseOwner: token },
-    include: { shop: true },
-    orderBy: { nextAttemptAt: 'asc' },
+  const leased = await claimRows(leases, {
+    limit,
+    ...(deps.now ? { now: deps.now() } : {}),
+    load: (ids) =>
+      deps.prisma.tracker.findMany({
+        where: { id: { in: ids }, leaseOwner: token },
+        include: { shop: true },
+        orderBy: { nextAttemptAt: 'asc' },
+      }),
   });
+  if (leased.length === 0) return { token, trackers: [] };
   const trackers = onePerPausedShop(leased);
   const probed = [...new Set(trackers.filter((t) => t.shop.pausedAt).map((t) => t.shopId))];
   if (probed.length > 0) {

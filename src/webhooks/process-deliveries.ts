@@ -1,5 +1,6 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import { failedAttempt, type LeaseHolder, type QueueWork, withPassLeases } from '../db/lease-queue.js';
+import { failedAttempt, type LeaseHolder, type QueueWork } from '../db/lease-queue.js';
+import { runQueuePass } from '../db/queue-pass.js';
 import { deliveryQueue } from '../db/queues.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
@@ -36,22 +37,29 @@ export interface DeliveryStats {
  * unexpected error is retried with backoff, then marked failed.
  */
 export function processDeliveries(deps: DeliveryProcessorDeps, limit: number): Promise<DeliveryStats> {
-  return withPassLeases(deps, deliveryQueue, (leases) => processPass(deps, leases, limit));
+  const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
+  return runQueuePass(deps, {
+    queue: deliveryQueue,
+    limit,
+    none: stats,
+    load: (ids, token) =>
+      deps.prisma.webhookDelivery.findMany({
+        where: { id: { in: ids }, leaseOwner: token },
+        orderBy: { receivedAt: 'asc' },
+      }),
+    // Each delivery is forgotten once written: the bulk path and the one-by-one path at different times.
+    forgetsItself: true,
+    act: (claimed, leases) => processClaimed(deps, leases, claimed, stats),
+  });
 }
 
-async function processPass(
+async function processClaimed(
   deps: DeliveryProcessorDeps,
   leases: LeaseHolder,
-  limit: number,
+  claimed: WebhookDelivery[],
+  stats: DeliveryStats,
 ): Promise<DeliveryStats> {
-  const stats: DeliveryStats = { claimed: 0, applied: 0, ignored: 0, rejected: 0, errored: 0 };
-  const ids = await leases.claim(limit);
-  if (ids.length === 0) return stats;
   const { token } = leases;
-  const claimed = await deps.prisma.webhookDelivery.findMany({
-    where: { id: { in: ids }, leaseOwner: token },
-    orderBy: { receivedAt: 'asc' },
-  });
   stats.claimed = claimed.length;
   // Shops that have not installed the app, and fulfilments their store does not hold, stop here.
   const { admitted, refused, deferred, checks } = await admitDeliveries(deps, token, claimed);

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
 import { createEmptyTestDatabase, defaultTestProvider, type EmptyTestDatabase } from '../helpers/database.js';
 import { productionSteps } from './dockerfile.js';
+import { filesUnder, importSpecifiers, packageOf, strayImports } from './module-imports.js';
 
 /**
  * The production build, as the Dockerfile makes it, without a Docker engine: in a copy of the working tree
@@ -22,6 +23,44 @@ import { productionSteps } from './dockerfile.js';
  */
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * dist/'s folders, every one (an allow-list, not a list of what must not be there): the compiled src/
+ * (tsconfig.build.json) and the page's static files and bundle. A new folder of src/ is added here on
+ * purpose; development and test tooling lives in tools/ and scripts/, which the build does not compile.
+ */
+const distFolders = [
+  'app',
+  'carriers',
+  'cli',
+  'db',
+  'errors',
+  'flow',
+  'generated',
+  'generated/postgresql',
+  'generated/sqlite',
+  'jobs',
+  'lib',
+  'notifications',
+  'observability',
+  'proxy',
+  'shipments',
+  'shipments/queries',
+  'shopify',
+  'shops',
+  'status-pushes',
+  'trackers',
+  'tracking',
+  'ui',
+  'ui/api',
+  'ui/auth',
+  'ui/public',
+  'ui/public/assets',
+  'webhooks',
+  'webhooks/topics',
+];
+/** Inside the generated Prisma clients, Prisma's own layout (models/, internal/). */
+const generatedClient = /^generated\/(sqlite|postgresql)\//;
 
 const steps = productionSteps();
 /** npm ci takes ~1.5 min on a warm cache; the whole build gets a generous bound. */
@@ -240,16 +279,44 @@ describe.runIf(defaultTestProvider() === 'postgresql')(
       expect(existsSync(path.join(workDir, 'dist', 'app', 'main.js'))).toBe(true);
     });
 
-    it('holds only what runs in production: no emulator, fake store, dev tooling or UI stand-ins', async () => {
-      const { stdout } = await execFileAsync('find', ['dist', '-type', 'f'], { cwd: workDir });
-      const files = stdout.split('\n').filter((f) => f !== '');
-      expect(files.length).toBeGreaterThan(50);
-      const strays = files.filter((f) =>
-        /(^|\/)(emulator|dev|stand-in)(\/|\.)|fake-store|dev-(store|send|page|tools)\./.test(
-          f.replace(/^dist\//, ''),
-        ),
+    it('holds only the folders of what runs in production (an allow-list): no tooling, no stand-ins', async () => {
+      const dist = path.join(workDir, 'dist');
+      const { stdout } = await execFileAsync('find', ['.', '-mindepth', '1', '-type', 'd'], { cwd: dist });
+      const folders = stdout
+        .split('\n')
+        .filter((f) => f !== '')
+        .map((f) => f.replace(/^\.\//, ''))
+        .sort();
+      expect(folders.filter((f) => !distFolders.includes(f) && !generatedClient.test(f))).toEqual([]);
+      // Every folder listed is there: a list left behind by a move would allow a folder back unseen.
+      expect(distFolders.filter((f) => !folders.includes(f))).toEqual([]);
+      const { stdout: rootFiles } = await execFileAsync('find', ['.', '-maxdepth', '1', '-type', 'f'], {
+        cwd: dist,
+      });
+      expect(
+        rootFiles
+          .split('\n')
+          .filter((f) => f !== '')
+          .sort(),
+      ).toEqual(['./config.js', './logger.js']);
+    });
+
+    it("imports only production dependencies, Node's modules and dist/ itself: no esbuild, tsx, vitest or tools/", () => {
+      const dist = path.join(workDir, 'dist');
+      const modules = filesUnder(
+        dist,
+        ['.js', '.mjs'],
+        (folder) => folder === path.join(dist, 'ui', 'public'),
       );
-      expect(strays).toEqual([]);
+      expect(modules.length).toBeGreaterThan(50);
+      const { dependencies } = JSON.parse(readFileSync(path.join(workDir, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      expect(strayImports(dist, modules, Object.keys(dependencies))).toEqual([]);
+      const imported = new Set(modules.flatMap((file) => importSpecifiers(readFileSync(file, 'utf8'))));
+      for (const tool of ['esbuild', 'tsx', 'vitest', 'prisma', 'typescript'])
+        expect([...imported].filter((s) => packageOf(s) === tool)).toEqual([]);
+      expect([...imported].filter((s) => s.includes('tools/') || s.includes('scripts/'))).toEqual([]);
     });
 
     it('starts on SQLite (a file in the work dir), migrates, and answers /readyz 200 and the page', async () => {

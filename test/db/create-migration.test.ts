@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
-import { createMigration, createMigrations, migrationSlug } from '../../src/db/create-migration.js';
+import { createMigration, createMigrations, migrationSlug } from '../../tools/db/create-migration.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { migrationsDirFor, SCHEMA_PATH } from '../../src/db/paths.js';
 import { DATABASE_PROVIDERS, type DatabaseProvider } from '../../src/db/provider.js';

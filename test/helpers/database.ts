@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { type DatabaseProvider, isDatabaseProvider } from '../../src/db/provider.js';
-import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../../src/db/scratch.js';
+import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../../tools/db/scratch.js';
 import { resetDatabase } from './factories.js';
 
 /**

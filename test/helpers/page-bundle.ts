@@ -1,4 +1,4 @@
-import { buildPage } from '../../src/ui/page-build.js';
+import { buildPage } from '../../tools/build/page-build.js';
 
 /**
  * vitest globalSetup: the page's bundles (src/ui/public/assets) are built before any test loads the page

@@ -1,1 +1,1 @@
-export { setShopifyFetch } from '../../src/shopify/fetch-seam.js';
+export { setShopifyFetch } from '../../tools/dev/fetch-seam.js';

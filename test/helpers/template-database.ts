@@ -11,7 +11,7 @@ import { migrationStatus } from '../../src/db/migrate.js';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
 import type { DatabaseProvider } from '../../src/db/provider.js';
 import { sqliteFilePath } from '../../src/db/provider.js';
-import { createScratchDatabase } from '../../src/db/scratch.js';
+import { createScratchDatabase } from '../../tools/db/scratch.js';
 import { defaultTestProvider, testPostgresAdminUrl } from './database.js';
 
 export interface TemplateDatabase {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/db/paths.js';
-import { signWebhookBody, webhookHeaders } from '../../src/webhooks/sign.js';
+import { signWebhookBody, webhookHeaders } from '../../tools/dev/webhook-sign.js';
 
 /** The store platform's fixtures, beside this repository in ../shared. */
 export const FIXTURES_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'shopify');

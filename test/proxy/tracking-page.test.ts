@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { devAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { devAppProxySecret } from '../../tools/dev/dev-proxy.js';
+import { withDevExtras } from '../../tools/dev/dev-app.js';
 import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
 import {
   horizontalOverflow,
@@ -82,7 +83,7 @@ beforeAll(async () => {
       config: {
         shopify: { apiKey: 'test-api-key', apiSecret: devAppProxySecret, appUrl: 'http://127.0.0.1:3000' },
       },
-      runtime: { devAppProxyShop: domain },
+      runtime: { serve: (inner) => withDevExtras(inner, { secret: devAppProxySecret, shop: domain }) },
     }),
     launchBrowser(),
   ]);

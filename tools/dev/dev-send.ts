@@ -8,7 +8,7 @@ import { formatTable } from '../../src/cli/output.js';
 import { ConfigError, loadDotEnvFile } from '../../src/config.js';
 import { loadDevSettings } from './dev-settings.js';
 import { demoAccount } from '../emulator/state.js';
-import { webhookHeaders } from '../../src/webhooks/sign.js';
+import { webhookHeaders } from './webhook-sign.js';
 import { devShopDomain, fixtureNames, fixturePath, fixturesDir, topicForFixture } from './dev-tools.js';
 
 const usage = [

@@ -90,7 +90,8 @@ export async function installDevShop(
   await recordInstall(prisma, shop);
 }
 
-function sign(claims: Record<string, unknown>, secret: string): string {
+/** A JWT as the platform signs session tokens (HS256 with the app's secret). */
+export function signDevToken(claims: Record<string, unknown>, secret: string): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const input = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
@@ -105,7 +106,7 @@ export function devPageUrl(options: {
   hours?: number;
 }): string {
   const now = Math.floor(Date.now() / 1000);
-  const token = sign(
+  const token = signDevToken(
     {
       iss: `https://${options.shop}/admin`,
       dest: `https://${options.shop}`,

@@ -21,8 +21,9 @@ import { devPageUrl, devTokenHours, installDevShop, startDevStore, writeDevEnvFi
 import { devShopDomain } from './dev-tools.js';
 import { defaultPollPolicy, scalePollPolicy } from '../../src/shipments/status.js';
 import { setServiceClock } from '../../src/shipments/read-bounds.js';
-import { watchPage } from '../../src/ui/page-build.js';
-import { assertDevAppProxySecret } from '../../src/proxy/dev-proxy.js';
+import { watchPage } from '../build/page-build.js';
+import { assertDevAppProxySecret } from './dev-proxy.js';
+import { withDevExtras } from './dev-app.js';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
 
 async function main(): Promise<void> {
@@ -102,10 +103,9 @@ async function main(): Promise<void> {
       logger,
       pollPolicy,
       reconciler: { firstPollMs: pollPolicy.firstPollMs },
-      // The page's launch token outside the admin lives for hours; only here.
-      sessionTokenMaxLifetimeS: devTokenHours * 3600,
-      // The store's app proxy, played locally: the shoppers' page at /apps/track.
-      devAppProxyShop: devShopDomain,
+      // In front of the app: the store's app proxy played locally (the shoppers' page at /apps/track), and
+      // the page's launch token outside the admin, which lives for hours (tools/dev/dev-app.ts).
+      serve: (app) => withDevExtras(app, { secret: config.shopify.apiSecret, shop: devShopDomain }),
     });
     await installDevShop(runtime.db.prisma, parseKeyring(config.encryptionKey), devShopDomain);
 

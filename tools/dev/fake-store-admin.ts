@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { setShopifyFetch } from '../../src/shopify/fetch-seam.js';
+import { setShopifyFetch } from './fetch-seam.js';
 import type { GraphqlOrder } from '../../src/jobs/backfill.js';
 import { appScopes } from '../../src/shopify/api.js';
 

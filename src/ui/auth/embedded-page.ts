@@ -68,8 +68,6 @@ export interface EmbeddedPageDeps {
   logger: Logger;
   /** Default: shopify.api.auth.tokenExchange for an offline token (expiring, with a refresh token). */
   exchange?: OfflineTokenExchange;
-  /** Longest session token accepted (default MAX_TOKEN_LIFETIME_S; `npm run dev` raises it). */
-  maxTokenLifetimeS?: number;
 }
 
 /**
@@ -117,7 +115,7 @@ export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
       return;
     }
 
-    const verification = await verifySessionToken(shopify, idToken, Date.now, deps.maxTokenLifetimeS);
+    const verification = await verifySessionToken(shopify, idToken);
     if (verification.ok && verification.shopDomain !== shop) {
       logger.info(
         { shop, tokenShop: verification.shopDomain },

@@ -37,8 +37,6 @@ export async function verifySessionToken(
   shopify: TracksyncShopify | Shopify,
   token: string | undefined,
   now: () => number = Date.now,
-  /** Only `npm run dev` raises it, for the long-lived launch token of the page outside the admin. */
-  maxLifetimeS: number = MAX_TOKEN_LIFETIME_S,
 ): Promise<SessionTokenVerification> {
   const api = 'api' in shopify ? shopifyApiOf(shopify) : shopify;
   if (!token) return { ok: false, reason: 'missing_token' };
@@ -56,7 +54,10 @@ export async function verifySessionToken(
   // Both the remaining lifetime and the whole lifetime (from iat or nbf, when given) are bounded.
   const issued =
     typeof payload.iat === 'number' ? payload.iat : typeof payload.nbf === 'number' ? payload.nbf : null;
-  if (payload.exp - now() / 1000 > maxLifetimeS || (issued !== null && payload.exp - issued > maxLifetimeS))
+  if (
+    payload.exp - now() / 1000 > MAX_TOKEN_LIFETIME_S ||
+    (issued !== null && payload.exp - issued > MAX_TOKEN_LIFETIME_S)
+  )
     return { ok: false, reason: 'too_long_lived' };
   if (payload.aud !== api.config.apiKey) return { ok: false, reason: 'wrong_audience' };
   const shopDomain = shopOfHttpsUrl(payload.dest);
@@ -99,16 +100,11 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function requireSessionToken(
   shopify: TracksyncShopify | Shopify,
-  options: { logger?: Logger; maxLifetimeS?: number } = {},
+  options: { logger?: Logger } = {},
 ): RequestHandler {
   const logger = options.logger ?? silentLogger;
   return async (req, res, next) => {
-    const verification = await verifySessionToken(
-      shopify,
-      bearerToken(req.headers.authorization),
-      Date.now,
-      options.maxLifetimeS,
-    );
+    const verification = await verifySessionToken(shopify, bearerToken(req.headers.authorization));
     if (!verification.ok) {
       logger.debug({ reason: verification.reason, path: req.path }, 'page API request refused');
       res

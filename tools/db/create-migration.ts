@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { LOCKFILE, MIGRATION_FILE, type MigrationOptions, readMigrationsList } from './migrate.js';
-import { migrationsDirFor } from './paths.js';
-import type { DatabaseProvider } from './provider.js';
-import { readSchema, type SchemaFile } from './schema.js';
-import { NO_FILTER, withSchemaEngine } from './schema-engine.js';
+import { LOCKFILE, MIGRATION_FILE, type MigrationOptions, readMigrationsList } from '../../src/db/migrate.js';
+import { migrationsDirFor } from '../../src/db/paths.js';
+import type { DatabaseProvider } from '../../src/db/provider.js';
+import { readSchema, type SchemaFile } from '../../src/db/schema.js';
+import { NO_FILTER, withSchemaEngine } from '../../src/db/schema-engine.js';
 import { createScratchDatabase } from './scratch.js';
 
 /** What `prisma migrate dev` writes; the engine checks the provider in it. */

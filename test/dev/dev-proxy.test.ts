@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devAppProxy, devAppProxySecret, devProxyParameters } from '../../src/proxy/dev-proxy.js';
+import { devAppProxy, devAppProxySecret, devProxyParameters } from '../../tools/dev/dev-proxy.js';
 import { proxyPath, storeProxyPath } from '../../src/lib/proxy-paths.js';
 import { proxyParams, signProxyQuery, verifyProxyRequest } from '../../src/proxy/signature.js';
 

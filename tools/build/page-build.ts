@@ -14,7 +14,8 @@ import * as esbuild from 'esbuild';
  * - `npm run dev` and the test suite write src/ui/public/assets (git-ignored), dev in watch mode.
  */
 
-const uiDir = path.dirname(fileURLToPath(import.meta.url));
+/** src/ui: the page's sources (page/, stand-in/) and its public folder. */
+const uiDir = fileURLToPath(new URL('../../src/ui/', import.meta.url));
 
 export const pageEntries = {
   page: path.join(uiDir, 'page', 'main.ts'),

@@ -3,7 +3,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { DatabaseProvider } from './provider.js';
+import type { DatabaseProvider } from '../../src/db/provider.js';
 
 /** Server-level connection used to create and drop throw-away PostgreSQL databases. */
 export const DEFAULT_POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import { devDefaults } from '../config.js';
-import { proxyPath, storeProxyPath } from '../lib/proxy-paths.js';
-import { signProxyQuery } from './signature.js';
+import { devDefaults } from '../../src/config.js';
+import { proxyPath, storeProxyPath } from '../../src/lib/proxy-paths.js';
+import { signProxyQuery } from '../../src/proxy/signature.js';
 
 /**
  * `npm run dev` only: the store's app proxy, played locally. GET /apps/track on the dev app does what the
