@@ -24,8 +24,6 @@ export interface ShopSettings {
   postFulfillmentEvents: boolean;
   /** Show an order as delivered in the app once every tracker of it is delivered. */
   showOrderDelivered: boolean;
-  /** A shipment with no new event for this many days (1 to 90) is listed as late. */
-  staleAfterDays: number;
   /** "Send customers to the store's tracking page": fulfilments' tracking links point at /apps/track. */
   linkToTrackingPage: boolean;
   /** While status pushes arrive, each shipment is still read at least every this many hours (1 to 168). */
@@ -57,7 +55,6 @@ export function viewOf(shop: Shop): ShopView {
       orderIdSource: shop.orderIdSource === 'name' ? 'name' : 'id',
       postFulfillmentEvents: shop.postFulfillmentEvents,
       showOrderDelivered: shop.showOrderDelivered,
-      staleAfterDays: shop.staleAfterDays,
       linkToTrackingPage: shop.linkToTrackingPage,
       pushSafetyPollHours: shop.pushSafetyPollHours,
     },

@@ -221,14 +221,12 @@ describe('recordAccount and settings', () => {
       orderIdSource: 'id',
       postFulfillmentEvents: true,
       showOrderDelivered: true,
-      staleAfterDays: 5,
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });
     const updated = await shops.updateSettings(shop.id, {
       orderIdSource: 'name',
       deleteOnCancel: false,
-      staleAfterDays: 9,
       showOrderDelivered: false,
     });
     expect(viewOf(updated).settings).toEqual({
@@ -237,7 +235,6 @@ describe('recordAccount and settings', () => {
       orderIdSource: 'name',
       postFulfillmentEvents: true,
       showOrderDelivered: false,
-      staleAfterDays: 9,
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });

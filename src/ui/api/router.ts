@@ -9,7 +9,6 @@ import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
 import { analyticsQuery, deliveryAnalytics } from './analytics.js';
-import { attentionQuery, listAttention } from './attention.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
@@ -197,13 +196,6 @@ export function createPageApi(deps: PageApiDeps): express.Router {
       if (!res.write(batch.value.map(csvRow).join(''))) await once(res, 'drain');
     }
     res.end();
-  });
-
-  // Before /shipments/:trackerId, which would take "attention" for an id.
-  router.get('/shipments/attention', async (req, res) => {
-    const query = parseInput(attentionQuery, req.query);
-    if (!query.ok) return invalid(res, query.issues);
-    res.json(await listAttention(deps, shopOf(res), query.value));
   });
 
   router.get('/shipments/:trackerId', async (req, res) => {

@@ -4,10 +4,6 @@ import type { DatabaseClient } from '../../db/client.js';
 import { changeShopSettings } from '../../shipments/shop-settings.js';
 import { currentShop } from './current-shop.js';
 
-export const STALE_AFTER_DAYS_MIN = 1;
-export const STALE_AFTER_DAYS_MAX = 90;
-
-const staleAfterDaysMessage = `staleAfterDays must be a whole number of days from ${STALE_AFTER_DAYS_MIN} to ${STALE_AFTER_DAYS_MAX}`;
 const pushSafetyMessage = 'pushSafetyPollHours must be a whole number of hours from 1 to 168';
 const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
 
@@ -24,12 +20,6 @@ export const settingsBody = z
       .int({ error: pushSafetyMessage, abort: true })
       .min(1, { error: pushSafetyMessage, abort: true })
       .max(168, { error: pushSafetyMessage }),
-    // One issue, whichever check fails first (a refused value is refused for one reason).
-    staleAfterDays: z
-      .number({ error: staleAfterDaysMessage })
-      .int({ error: staleAfterDaysMessage, abort: true })
-      .min(STALE_AFTER_DAYS_MIN, { error: staleAfterDaysMessage, abort: true })
-      .max(STALE_AFTER_DAYS_MAX, { error: staleAfterDaysMessage }),
   })
   .partial()
   .strict();
@@ -41,7 +31,6 @@ const settingKeys = [
   'orderIdSource',
   'postFulfillmentEvents',
   'showOrderDelivered',
-  'staleAfterDays',
   'linkToTrackingPage',
   'pushSafetyPollHours',
 ] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;

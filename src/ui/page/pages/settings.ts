@@ -24,11 +24,7 @@ import { disableForms } from '../session.js';
  */
 
 type Settings = ShopOverview['settings'];
-/**
- * What the Behaviour form shows. `staleAfterDays` (the old "late" list's threshold) is left out: the
- * Needs attention page's "Stalled" rule took its place, so it no longer changes anything on screen.
- */
-type Behaviour = Omit<Settings, 'staleAfterDays'>;
+type Behaviour = Settings;
 
 function behaviourOf(settings: Settings): Behaviour {
   return {
