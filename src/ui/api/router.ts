@@ -22,9 +22,12 @@ import {
   retryBody,
   retryShopFailed,
 } from './failed-work.js';
-import { getNotificationSettings, notificationsBody, saveNotificationSettings } from './notifications.js';
+import { getNotificationSettings, saveNotificationSettings } from './notifications.js';
 import { listRefusedWrites } from './refused-writes.js';
-import { settingsBody, updateShopSettings } from './settings.js';
+import { updateShopSettings } from './settings.js';
+import { behaviourSchema } from '../../settings/behaviour.js';
+import { notificationsSchema } from '../../settings/notifications.js';
+import { problemRulesSchema } from '../../settings/problem-rules.js';
 import { getShipmentDetail } from './shipment-detail.js';
 import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
@@ -36,7 +39,6 @@ import {
   markProblemHandled,
   type ProblemChange,
   problemIdParams,
-  problemRulesBody,
   problemsQuery,
   saveProblemRules,
   snoozeBody,
@@ -118,7 +120,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/settings', async (req, res) => {
-    const body = parseInput(settingsBody, req.body);
+    const body = parseInput(behaviourSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await updateShopSettings(deps, shopOf(res), body.value));
   });
@@ -128,7 +130,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/notifications', async (req, res) => {
-    const body = parseInput(notificationsBody, req.body);
+    const body = parseInput(notificationsSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await saveNotificationSettings(deps, shopOf(res), body.value));
   });
@@ -213,7 +215,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/problems/rules', async (req, res) => {
-    const body = parseInput(problemRulesBody, req.body);
+    const body = parseInput(problemRulesSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await saveProblemRules(deps, shopOf(res), body.value));
   });

@@ -1,30 +1,10 @@
-import { z } from 'zod';
 import { type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
+import type { BehaviourInput } from '../../settings/behaviour.js';
 import { changeShopSettings } from '../../shipments/shop-settings.js';
 import { currentShop } from './current-shop.js';
 
-const pushSafetyMessage = 'pushSafetyPollHours must be a whole number of hours from 1 to 168';
-const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
-
-export const settingsBody = z
-  .object({
-    createOnFulfillment: onOff('createOnFulfillment'),
-    deleteOnCancel: onOff('deleteOnCancel'),
-    orderIdSource: z.enum(['id', 'name'], { error: 'orderIdSource must be "id" or "name"' }),
-    postFulfillmentEvents: onOff('postFulfillmentEvents'),
-    showOrderDelivered: onOff('showOrderDelivered'),
-    linkToTrackingPage: onOff('linkToTrackingPage'),
-    pushSafetyPollHours: z
-      .number({ error: pushSafetyMessage })
-      .int({ error: pushSafetyMessage, abort: true })
-      .min(1, { error: pushSafetyMessage, abort: true })
-      .max(168, { error: pushSafetyMessage }),
-  })
-  .partial()
-  .strict();
-export type SettingsBody = z.output<typeof settingsBody>;
-
+/** The body of `PUT /api/settings` is parsed with `behaviourSchema` (src/settings/behaviour.ts). */
 const settingKeys = [
   'createOnFulfillment',
   'deleteOnCancel',
@@ -33,13 +13,13 @@ const settingKeys = [
   'showOrderDelivered',
   'linkToTrackingPage',
   'pushSafetyPollHours',
-] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;
+] as const satisfies ReadonlyArray<keyof ShopSettings & keyof BehaviourInput>;
 
 /** Changes any of the shop's settings; the others stay as they are. */
 export async function updateShopSettings(
   deps: { prisma: DatabaseClient; shops: ShopRepository },
   domain: string,
-  body: SettingsBody,
+  body: BehaviourInput,
 ): Promise<{ settings: ShopSettings }> {
   const shop = await currentShop(deps.shops, domain);
   const changes: Partial<ShopSettings> = {};
