@@ -260,10 +260,6 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       return url;
     },
 
-    /**
-     * Changes settings that take effect by themselves. The tracking-page links setting has consequences
-     * (fulfilments queued for new links): src/shipments/shop-settings.ts changes it.
-     */
     /** The notification settings' columns (src/ui/api/notifications.ts decides them; the Slack URL is apart). */
     async updateNotifications(
       shopId: string,
@@ -277,12 +273,6 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       },
     ): Promise<Shop> {
       return prisma.shop.update({ where: { id: shopId }, data });
-    },
-    async updateSettings(
-      shopId: string,
-      settings: Partial<Omit<ShopSettings, 'linkToTrackingPage'>>,
-    ): Promise<Shop> {
-      return prisma.shop.update({ where: { id: shopId }, data: settings });
     },
   };
   return repository;

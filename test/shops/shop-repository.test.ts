@@ -1,3 +1,4 @@
+import { changeShopSettings } from '../../src/shipments/shop-settings.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { open, parseKeyring, SecretUnreadableError } from '../../src/shops/crypto.js';
@@ -224,7 +225,8 @@ describe('recordAccount and settings', () => {
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });
-    const updated = await shops.updateSettings(shop.id, {
+    // The Behaviour settings are changed in one place (src/shipments/shop-settings.ts, the API's use case).
+    const updated = await changeShopSettings(db.prisma, shop.id, {
       orderIdSource: 'name',
       deleteOnCancel: false,
       showOrderDelivered: false,
