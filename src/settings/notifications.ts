@@ -1,9 +1,5 @@
 import * as z from 'zod/mini';
 import { isStorableText, unstorableTextMessage } from '../db/storable-text.js';
-import { isEmailAddress, maxRecipients } from '../notifications/recipients.js';
-
-/** Further digest recipients a shop may add besides its contact e-mail. */
-export { maxRecipients };
 
 /**
  * The notification settings of a shop (src/notifications): the daily digest (on or off, its local hour,
@@ -12,6 +8,16 @@ export { maxRecipients };
  * with and the Settings page checks its Notifications card with before saving (`zod/mini`, so the page
  * bundle carries a few kB of it). No message repeats the Slack URL, a secret.
  */
+
+/** Further recipients a shop may add besides its contact e-mail. */
+export const maxRecipients = 10;
+
+/** One plain address: local@domain.tld, no spaces, brackets, quotes, commas or semicolons. */
+const addressPattern = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\.]+(?:\.[^\s@<>(),;:"[\]\\.]+)+$/;
+
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 254 && addressPattern.test(value);
+}
 
 /** How a Slack incoming-webhook URL starts (the schema checks the rest). */
 export const slackUrlStart = 'https://hooks.slack.com/';

@@ -16,6 +16,9 @@ export const problemDayDefaults = { not_picked_up: 3, stalled: 4, waiting_pickup
 type WaitingKind = keyof typeof problemDayDefaults;
 const isWaiting = (kind: ProblemKind): kind is WaitingKind => kind in problemDayDefaults;
 
+/** The rules' schema names every kind (src/settings sits below the domain and cannot name them itself). */
+const _everyKindHasARule: Record<ProblemKind, unknown> = problemRulesSchema.shape;
+
 export type ProblemRules = Record<ProblemKind, { on: boolean; days: number }>;
 
 /** The rules a shop has: its stored JSON over the defaults (a stored value that no longer parses is ignored). */
