@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isStorableText, unstorableTextMessage } from '../db/storable-text.js';
+import { storableTrimmedText } from './text.js';
 
 /**
  * The notification settings of a shop (src/notifications): the daily digest (on or off, its local hour,
@@ -49,13 +49,6 @@ const hourMessage = 'digestHour must be a whole hour from 0 to 23';
 const recipientMessage = 'must be an e-mail address (name@example.com)';
 const slackMessage =
   'slackWebhookUrl must be a Slack incoming-webhook URL (https://hooks.slack.com/…), or empty to remove it';
-/** Text the database can store (src/db/storable-text.ts), checked first on the raw value, then trimmed. */
-const storableTrimmed = () =>
-  z.string().check(
-    z.refine(isStorableText, { error: unstorableTextMessage, abort: true }),
-    z.overwrite((v) => v.trim()),
-  );
-
 export const notificationsSchema = z.strictObject({
   digestEnabled: z.optional(onOff('digestEnabled')),
   digestHour: z.optional(
@@ -67,7 +60,7 @@ export const notificationsSchema = z.strictObject({
   ),
   recipients: z.optional(
     z
-      .array(storableTrimmed().check(z.refine((v) => isEmailAddress(v), { error: recipientMessage })), {
+      .array(storableTrimmedText().check(z.refine((v) => isEmailAddress(v), { error: recipientMessage })), {
         error: 'recipients must be a list of e-mail addresses',
       })
       // A refinement, not a length check: zod would also measure a string given in place of the list.
@@ -78,7 +71,7 @@ export const notificationsSchema = z.strictObject({
       ),
   ),
   slackWebhookUrl: z.optional(
-    storableTrimmed().check(
+    storableTrimmedText().check(
       z.maxLength(500, { error: slackMessage, abort: true }),
       z.refine((v) => v === '' || isSlackWebhookUrl(v), { error: slackMessage }),
     ),

@@ -13,7 +13,7 @@ import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js'
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
 import { listSeenCarriers, seenCarriersQuery } from './carriers-seen.js';
-import { connectionBody, saveConnection } from './connection.js';
+import { saveConnection } from './connection.js';
 import {
   failedPageQuery,
   listShopFailed,
@@ -26,6 +26,7 @@ import { getNotificationSettings, saveNotificationSettings } from './notificatio
 import { listRefusedWrites } from './refused-writes.js';
 import { updateShopSettings } from './settings.js';
 import { behaviourSchema } from '../../settings/behaviour.js';
+import { connectionSchema } from '../../settings/connection.js';
 import { notificationsSchema } from '../../settings/notifications.js';
 import { problemRulesSchema } from '../../settings/problem-rules.js';
 import { getShipmentDetail } from './shipment-detail.js';
@@ -104,7 +105,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/connection', async (req, res) => {
-    const body = parseInput(connectionBody, req.body);
+    const body = parseInput(connectionSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     const result = await saveConnection(deps, shopOf(res), body.value);
     if (result.ok) res.json({ ok: true, shop: result.shop });

@@ -1,4 +1,5 @@
 import type { ShopOverview } from '../../../api/shop-overview.js';
+import { connectionEmptyMessages, connectionSchema } from '../../../../settings/connection.js';
 import { connectionRefusals, pauseWords } from '../../../vocabulary.js';
 import { api, ApiError } from '../../api-client.js';
 import { toast } from '../../app-bridge.js';
@@ -12,6 +13,7 @@ import { cardSection, type SettingsCard } from './card.js';
 /**
  * The tracking service connection: the account's app name and API key (checked live when saved; the key
  * is never shown again), whether the app is connected or paused, and the account's balance and plan.
+ * Checked with the API's schema (src/settings/connection.ts) before saving.
  */
 export function connectionCard(bar: SaveBar, shopLoaded: Promise<ShopOverview>): SettingsCard {
   const connectionSection = cardSection('connection', 'Connection', 'connection');
@@ -31,9 +33,17 @@ export function connectionCard(bar: SaveBar, shopLoaded: Promise<ShopOverview>):
     save: async (v) => {
       appName.error = '';
       apiKey.error = '';
-      if (!v.appName) appName.error = 'Enter the app name of your tracking service account.';
-      if (!v.apiKey) apiKey.error = 'Enter the API key (it is never shown again once saved).';
-      if (!v.appName || !v.apiKey) return null;
+      // The API's own schema first: an empty field is asked for, another refusal said as the API says it.
+      const checked = connectionSchema.safeParse(v);
+      if (!checked.success) {
+        for (const issue of checked.error.issues) {
+          const field = issue.path[0] === 'appName' ? 'appName' : 'apiKey';
+          const words = v[field].trim() === '' ? connectionEmptyMessages[field] : issue.message;
+          if (field === 'appName') appName.error ||= words;
+          else apiKey.error ||= words;
+        }
+        return null;
+      }
       try {
         const answer = await api<{ ok: true; shop: ShopOverview }>('PUT', '/connection', v);
         drawConnection(answer.shop);
