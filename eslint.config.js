@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'src/ui/public/assets/', 'dist/', 'coverage/', 'test-results/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/generated/',
+      'src/ui/public/assets/',
+      'dist/',
+      'coverage/',
+      'test-results/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -30,6 +39,32 @@ export default tseslint.config(
               group: ['../../*', '../../../*', '!../../vocabulary.js', '!../vocabulary.js'],
               allowTypeImports: true,
               message: 'The page imports only types and src/ui/vocabulary.ts from outside src/ui/page.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The Settings page's cards, a folder deeper: the same rule, and the settings schemas the API parses
+    // with (src/settings, zod/mini and plain checks: made for the bundle).
+    files: ['src/ui/page/pages/settings/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '../../../*',
+                '!../../../vocabulary.js',
+                '!../../../..',
+                '../../../../*',
+                '!../../../../settings',
+              ],
+              allowTypeImports: true,
+              message:
+                'A settings card imports only types, src/ui/vocabulary.ts and src/settings from outside src/ui/page.',
             },
           ],
         },

@@ -303,14 +303,6 @@ export async function measureShop(ctx: RequestContext, shop: ShopUnderTest): Pro
   );
   record(
     summarise(
-      'attention',
-      await repeat(Math.min(sampling.samples, 10), sampling.budgetMs, () =>
-        apiGet(ctx, shop, '/shipments/attention'),
-      ),
-    ),
-  );
-  record(
-    summarise(
       'failed',
       await repeat(Math.min(sampling.samples, 10), sampling.budgetMs, () => apiGet(ctx, shop, '/failed')),
     ),
@@ -460,7 +452,6 @@ export async function measureSmallShopRatio(
   const mix: Array<[string, (i: number) => Promise<Timed>]> = [
     ['shipments', () => apiGet(ctx, small, '/shipments', false, false)],
     ['overview', () => apiGet(ctx, small, '/overview', false, false)],
-    ['attention', () => apiGet(ctx, small, '/shipments/attention', false, false)],
     ['analytics', () => apiGet(ctx, small, '/analytics?days=90', false, false)],
     [
       'search',
@@ -494,13 +485,7 @@ export async function measureSmallShopRatio(
   const stop = new AbortController();
   let bigRequests = 0;
   const bigErrors = new Set<string>();
-  const bigPaths = [
-    '/shipments',
-    '/overview',
-    '/analytics?days=90',
-    '/shipments/attention',
-    '/carriers/seen',
-  ];
+  const bigPaths = ['/shipments', '/overview', '/analytics?days=90', '/carriers/seen'];
   const background = (async () => {
     for (let i = 0; !stop.signal.aborted; i++) {
       const t = await timedRequest(`${ctx.app.url}/api${bigPaths[i % bigPaths.length]}`, {

@@ -4,7 +4,7 @@
  * 90 days and 10 000 small shops (~1M trackers in all), with everything the app writes per fulfilment
  * (bench/scale-seed.ts); then measures through the app's real HTTP stack, one request at a time, p50/p95
  * and SQL statements per request and size (Shipments: first page, a deep page, every filter, a search by
- * number; Overview; Activity's attention and failures; analytics over 90 days, checked against a direct SQL
+ * number; Overview; Activity's failures; analytics over 90 days, checked against a direct SQL
  * count; Settings' carriers seen; the whole CSV export with the app's memory; the shoppers' page by number
  * and by order and email), a 10k shop's requests alone and beside the 1M shop, claim times with 3.6k and
  * 70k rows due, bytes per fulfilment; and on SQLite, /healthz and the event loop while the 100k shop's
@@ -579,7 +579,6 @@ const kindNames = [
   'shipments_filter',
   'search',
   'overview',
-  'attention',
   'failed',
   'analytics',
   'carriers_seen',

@@ -1,17 +1,9 @@
+import { isEmailAddress, maxRecipients } from '../settings/notifications.js';
+
 /**
  * Who gets a shop's digest: the store's contact e-mail first, then the further addresses the merchant
  * added (`Shop.digestRecipients`, a JSON array), each address once whatever its case.
  */
-
-/** Further recipients a shop may add besides its contact e-mail. */
-export const maxRecipients = 10;
-
-/** One plain address: local@domain.tld, no spaces, brackets, quotes, commas or semicolons. */
-const addressPattern = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\.]+(?:\.[^\s@<>(),;:"[\]\\.]+)+$/;
-
-export function isEmailAddress(value: string): boolean {
-  return value.length <= 254 && addressPattern.test(value);
-}
 
 /** The further recipients as stored; a value that does not parse gives none. */
 export function parseRecipients(stored: string | null | undefined): string[] {

@@ -36,28 +36,6 @@ export function postableUrl(webhookUrl: string, allowLoopbackHttp = false): bool
   return allowLoopbackHttp && url.protocol === 'http:' && url.hostname === '127.0.0.1';
 }
 
-/**
- * Whether the URL is a Slack incoming webhook, as the merchant may set one: https://hooks.slack.com/ and a
- * path, nothing else (no other host or port, no credentials, no fragment).
- */
-export function isSlackWebhookUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  return (
-    url.protocol === 'https:' &&
-    url.hostname === 'hooks.slack.com' &&
-    url.port === '' &&
-    url.username === '' &&
-    url.password === '' &&
-    url.hash === '' &&
-    url.pathname.length > 1
-  );
-}
-
 export function createSlackPoster(options: SlackPosterOptions = {}): SlackPoster {
   const send = options.fetch ?? ((input, init) => fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 5_000;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storableString } from '../db/storable-text.js';
+import { connectionSchema } from '../settings/connection.js';
 import type { TrackingClient } from '../tracking/client.js';
 import type { Shop, ShopRepository } from './shop-repository.js';
 
@@ -8,8 +9,8 @@ export const connectInput = z.object({
     .trim()
     .toLowerCase()
     .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a *.myshopify.com domain'),
-  apiKey: storableString().trim().min(8, 'looks too short for an API key').max(512),
-  appName: storableString().trim().min(1).max(255),
+  apiKey: connectionSchema.shape.apiKey,
+  appName: connectionSchema.shape.appName,
 });
 export type ConnectInput = z.input<typeof connectInput>;
 

@@ -24,8 +24,6 @@ export interface ShopSettings {
   postFulfillmentEvents: boolean;
   /** Show an order as delivered in the app once every tracker of it is delivered. */
   showOrderDelivered: boolean;
-  /** A shipment with no new event for this many days (1 to 90) is listed as late. */
-  staleAfterDays: number;
   /** "Send customers to the store's tracking page": fulfilments' tracking links point at /apps/track. */
   linkToTrackingPage: boolean;
   /** While status pushes arrive, each shipment is still read at least every this many hours (1 to 168). */
@@ -57,7 +55,6 @@ export function viewOf(shop: Shop): ShopView {
       orderIdSource: shop.orderIdSource === 'name' ? 'name' : 'id',
       postFulfillmentEvents: shop.postFulfillmentEvents,
       showOrderDelivered: shop.showOrderDelivered,
-      staleAfterDays: shop.staleAfterDays,
       linkToTrackingPage: shop.linkToTrackingPage,
       pushSafetyPollHours: shop.pushSafetyPollHours,
     },
@@ -263,10 +260,6 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       return url;
     },
 
-    /**
-     * Changes settings that take effect by themselves. The tracking-page links setting has consequences
-     * (fulfilments queued for new links): src/shipments/shop-settings.ts changes it.
-     */
     /** The notification settings' columns (src/ui/api/notifications.ts decides them; the Slack URL is apart). */
     async updateNotifications(
       shopId: string,
@@ -280,12 +273,6 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
       },
     ): Promise<Shop> {
       return prisma.shop.update({ where: { id: shopId }, data });
-    },
-    async updateSettings(
-      shopId: string,
-      settings: Partial<Omit<ShopSettings, 'linkToTrackingPage'>>,
-    ): Promise<Shop> {
-      return prisma.shop.update({ where: { id: shopId }, data: settings });
     },
   };
   return repository;

@@ -203,8 +203,7 @@ export function platformStatusWords(status: string): string {
 
 /* ------------------------------------------------------------------ the overview's health */
 
-export type HealthKey =
-  'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'needs_attention' | 'waiting_carrier';
+export type HealthKey = 'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'waiting_carrier';
 
 /** A health line's words for its count; `action` is the link's text when there is something to do. */
 export function healthWords(item: { key: HealthKey; count: number }): {
@@ -229,10 +228,6 @@ export function healthWords(item: { key: HealthKey; count: number }): {
             text: `${n} tracking ${s('update was', 'updates were')} refused by your store.`,
             action: 'See which',
           };
-    case 'needs_attention':
-      return n === 0
-        ? { text: 'No shipment is late or in trouble.', action: null }
-        : { text: `${n} ${s('shipment is', 'shipments are')} late or in trouble.`, action: 'Look at them' };
     case 'waiting_carrier':
       return n === 0
         ? { text: 'Every carrier is matched.', action: null }

@@ -12,7 +12,12 @@ export const floors: ReadonlyArray<{ name: string; folders: readonly string[]; o
   { name: 'shared primitives', folders: ['lib', 'errors', '(root)'], ordered: true },
   { name: 'the database and the metrics', folders: ['db', 'observability'] },
   { name: "the tracking service's client", folders: ['tracking'] },
-  { name: 'the domain core', folders: ['shops', 'carriers', 'shipments', 'trackers'], ordered: true },
+  // settings: each area's schema, shared by the API and the page (src/settings), below what it describes.
+  {
+    name: 'the domain core',
+    folders: ['settings', 'shops', 'carriers', 'shipments', 'trackers'],
+    ordered: true,
+  },
   {
     name: 'the store adapter, use cases and workers',
     folders: ['shopify', 'flow', 'webhooks', 'status-pushes', 'notifications', 'jobs'],

@@ -47,15 +47,15 @@ describe('the hot path', () => {
     'PostgreSQL: a hot statement is a named prepared statement, and timestamps read back in UTC whatever the zone',
     async () => {
       const shop = await createShop(db.prisma);
-      const sql = `SELECT "createdAt" AS "at", "staleAfterDays" AS "days", "createOnFulfillment" AS "on" FROM "Shop" WHERE "id" = $1::text`;
+      const sql = `SELECT "createdAt" AS "at", "pushSafetyPollHours" AS "hours", "createOnFulfillment" AS "on" FROM "Shop" WHERE "id" = $1::text`;
       const zone = process.env.TZ;
       process.env.TZ = 'America/New_York';
       try {
-        const [row] = await hotPathOf(db.prisma).rows<{ at: Date; days: number; on: boolean }>(sql, [
+        const [row] = await hotPathOf(db.prisma).rows<{ at: Date; hours: number; on: boolean }>(sql, [
           shop.id,
         ]);
         expect(row!.at).toEqual(shop.createdAt);
-        expect(row!.days).toBe(shop.staleAfterDays);
+        expect(row!.hours).toBe(shop.pushSafetyPollHours);
         expect(row!.on).toBe(shop.createOnFulfillment);
       } finally {
         if (zone === undefined) delete process.env.TZ;

@@ -7,7 +7,8 @@ import {
   escapeSlack,
   instantSlackText,
 } from '../../src/notifications/digest-message.js';
-import { digestRecipients, isEmailAddress, parseRecipients } from '../../src/notifications/recipients.js';
+import { digestRecipients, parseRecipients } from '../../src/notifications/recipients.js';
+import { isEmailAddress } from '../../src/settings/notifications.js';
 
 /** What the merchant reads, built from data: links into the admin, counts, and everything escaped. */
 

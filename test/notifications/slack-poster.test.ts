@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSlackPoster, isSlackWebhookUrl, postableUrl } from '../../src/notifications/slack-poster.js';
+import { createSlackPoster, postableUrl } from '../../src/notifications/slack-poster.js';
+import { isSlackWebhookUrl } from '../../src/settings/notifications.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
 
 /** The Slack client alone: where it posts, its timeout, its bounded read, and what its failures say. */

@@ -1,9 +1,9 @@
+import { problemRulesSchema } from '../../src/settings/problem-rules.js';
 import { describe, expect, it } from 'vitest';
 import {
   detectProblems,
   type ProblemFacts,
   problemRulesOf,
-  problemRulesSchema,
   storedProblemRules,
 } from '../../src/shipments/problems.js';
 

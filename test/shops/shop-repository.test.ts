@@ -1,3 +1,4 @@
+import { changeShopSettings } from '../../src/shipments/shop-settings.js';
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { open, parseKeyring, SecretUnreadableError } from '../../src/shops/crypto.js';
@@ -211,14 +212,13 @@ describe('recordAccount and settings', () => {
       orderIdSource: 'id',
       postFulfillmentEvents: true,
       showOrderDelivered: true,
-      staleAfterDays: 5,
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });
-    const updated = await shops.updateSettings(shop.id, {
+    // The Behaviour settings are changed in one place (src/shipments/shop-settings.ts, the API's use case).
+    const updated = await changeShopSettings(db.prisma, shop.id, {
       orderIdSource: 'name',
       deleteOnCancel: false,
-      staleAfterDays: 9,
       showOrderDelivered: false,
     });
     expect(viewOf(updated).settings).toEqual({
@@ -227,7 +227,6 @@ describe('recordAccount and settings', () => {
       orderIdSource: 'name',
       postFulfillmentEvents: true,
       showOrderDelivered: false,
-      staleAfterDays: 9,
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });

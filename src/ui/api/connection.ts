@@ -1,15 +1,8 @@
-import { z } from 'zod';
-import { connectInput, connectShop } from '../../shops/connect-shop.js';
+import type { ConnectionInput } from '../../settings/connection.js';
+import { connectShop } from '../../shops/connect-shop.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
 import { overviewOf, type ShopOverview } from './shop-overview.js';
-
-/** The page's body: the shop is the session's, never a field of the body. */
-export const connectionBody = z.object({
-  appName: connectInput.shape.appName,
-  apiKey: connectInput.shape.apiKey,
-});
-export type ConnectionBody = z.output<typeof connectionBody>;
 
 export type SaveConnectionResult =
   | { ok: true; shop: ShopOverview }
@@ -23,7 +16,8 @@ export type SaveConnectionResult =
 export async function saveConnection(
   deps: { client: TrackingClient; shops: ShopRepository },
   domain: string,
-  body: ConnectionBody,
+  /** Parsed with connectionSchema (src/settings/connection.ts): the shop is the session's, never the body's. */
+  body: ConnectionInput,
 ): Promise<SaveConnectionResult> {
   const result = await connectShop(deps, { domain, apiKey: body.apiKey, appName: body.appName });
   if (!result.ok) return { ok: false, reason: result.reason, message: result.message };

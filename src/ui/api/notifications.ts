@@ -1,14 +1,6 @@
-import { z } from 'zod';
-import { storableString } from '../../db/storable-text.js';
 import { nextDigestTime } from '../../notifications/digest-schedule.js';
-import {
-  isEmailAddress,
-  maxRecipients,
-  parseRecipients,
-  storedRecipients,
-  uniqueAddresses,
-} from '../../notifications/recipients.js';
-import { isSlackWebhookUrl } from '../../notifications/slack-poster.js';
+import { parseRecipients, storedRecipients, uniqueAddresses } from '../../notifications/recipients.js';
+import type { NotificationsInput } from '../../settings/notifications.js';
 import type { Shop, ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 
@@ -19,41 +11,7 @@ import { currentShop } from './current-shop.js';
  * whether one is set; no message about it repeats it.
  */
 
-const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
-const hourMessage = 'digestHour must be a whole hour from 0 to 23';
-const recipientMessage = 'must be an e-mail address (name@example.com)';
-const slackMessage =
-  'slackWebhookUrl must be a Slack incoming-webhook URL (https://hooks.slack.com/…), or empty to remove it';
-
-export const notificationsBody = z
-  .object({
-    digestEnabled: onOff('digestEnabled'),
-    digestHour: z
-      .number({ error: hourMessage })
-      .int({ error: hourMessage, abort: true })
-      .min(0, { error: hourMessage, abort: true })
-      .max(23, { error: hourMessage }),
-    recipients: z
-      .array(
-        storableString()
-          .trim()
-          .refine((v) => isEmailAddress(v), { error: recipientMessage }),
-        { error: 'recipients must be a list of e-mail addresses' },
-      )
-      // A refinement, not .max(): zod would also measure a string given in place of the list.
-      .refine((list) => list.length <= maxRecipients, {
-        error: `recipients may hold at most ${maxRecipients} addresses`,
-      }),
-    slackWebhookUrl: storableString()
-      .trim()
-      .max(500, { error: slackMessage, abort: true })
-      .refine((v) => v === '' || isSlackWebhookUrl(v), { error: slackMessage }),
-    slackInstantProblems: onOff('slackInstantProblems'),
-  })
-  .partial()
-  .strict();
-export type NotificationsBody = z.output<typeof notificationsBody>;
-
+/** The body of `PUT /api/notifications` is parsed with `notificationsSchema` (src/settings/notifications.ts). */
 export interface NotificationSettingsView {
   digestEnabled: boolean;
   /** The local hour (0–23, the store's time zone) the digest is sent at. */
@@ -101,7 +59,7 @@ export async function getNotificationSettings(
 export async function saveNotificationSettings(
   deps: NotificationsDeps,
   domain: string,
-  body: NotificationsBody,
+  body: NotificationsInput,
   now: Date = new Date(),
 ): Promise<NotificationSettingsView> {
   const shop = await currentShop(deps.shops, domain);

@@ -5,7 +5,6 @@ import { storeProxyPath } from '../../lib/proxy-paths.js';
 import type { HealthKey } from '../vocabulary.js';
 import { countRefusedWrites } from '../../shipments/queries/refused-writes.js';
 import { hasAnyTracker, trackingLinkProgress } from '../../shipments/queries/overview.js';
-import { countShopAttention } from './attention.js';
 import { type BalanceForecast, balanceForecast } from '../../shipments/balance-forecast.js';
 import type { ProblemKind } from '../../shipments/problem-words.js';
 import { countOpenProblems } from '../../shipments/queries/problems.js';
@@ -64,25 +63,22 @@ type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRe
 
 /**
  * What the Overview shows. Every health count is taken from the function that builds the list it links
- * to (failed work, the attention list, the shipments filter), so a line can never say "all written"
+ * to (failed work, refused writes, the shipments filter), so a line can never say "all written"
  * while that list holds refused writes.
  */
 export async function getOverview(deps: Deps, domain: string): Promise<Overview> {
   // The shop is read once; every count below is one statement on an index or a rollup.
   const current = await currentShop(deps.shops, domain);
   const shop = overviewOf(current);
-  const [failed, attention, refusedWrites, waiting, anyTracker, links, problems, balance] = await Promise.all(
-    [
-      countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
-      countShopAttention(deps.prisma, current),
-      countRefusedWrites(deps.prisma, current.id),
-      countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
-      hasAnyTracker(deps.prisma, current.id),
-      trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
-      countOpenProblems(deps.prisma, current.id),
-      balanceForecast(deps.prisma, current),
-    ],
-  );
+  const [failed, refusedWrites, waiting, anyTracker, links, problems, balance] = await Promise.all([
+    countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
+    countRefusedWrites(deps.prisma, current.id),
+    countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+    hasAnyTracker(deps.prisma, current.id),
+    trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+    countOpenProblems(deps.prisma, current.id),
+    balanceForecast(deps.prisma, current),
+  ]);
   const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
   const health: HealthItem[] = [
     {
@@ -101,12 +97,6 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
       key: 'store_writes_refused',
       count: refusedWrites,
       tone: problem(refusedWrites, 'warning'),
-      page: 'activity',
-    },
-    {
-      key: 'needs_attention',
-      count: attention,
-      tone: problem(attention, 'warning'),
       page: 'activity',
     },
     {

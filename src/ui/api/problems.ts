@@ -3,13 +3,8 @@ import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam, keysetPage } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
 import { problemKinds, type ProblemKind, problemWords } from '../../shipments/problem-words.js';
-import {
-  type ProblemRules,
-  type ProblemRulesInput,
-  problemRulesOf,
-  problemRulesSchema,
-  storedProblemRules,
-} from '../../shipments/problems.js';
+import { type ProblemRules, problemRulesOf, storedProblemRules } from '../../shipments/problems.js';
+import type { ProblemRulesInput } from '../../settings/problem-rules.js';
 import { lineOfEachTracker } from '../../shipments/queries/order-names.js';
 import {
   applyProblemRules,
@@ -184,8 +179,6 @@ async function changeOpen(
     },
   };
 }
-
-export const problemRulesBody = problemRulesSchema;
 
 export interface ProblemRulesView {
   /** The store's time zone: business days and estimated days are counted there. */

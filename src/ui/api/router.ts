@@ -9,12 +9,11 @@ import type { Logger } from '../../logger.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import type { TrackingClient } from '../../tracking/client.js';
 import { analyticsQuery, deliveryAnalytics } from './analytics.js';
-import { attentionQuery, listAttention } from './attention.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
 import { mappingBody, saveCarrierMapping } from './carrier-mapping.js';
 import { listSeenCarriers, seenCarriersQuery } from './carriers-seen.js';
-import { connectionBody, saveConnection } from './connection.js';
+import { saveConnection } from './connection.js';
 import {
   failedPageQuery,
   listShopFailed,
@@ -23,9 +22,13 @@ import {
   retryBody,
   retryShopFailed,
 } from './failed-work.js';
-import { getNotificationSettings, notificationsBody, saveNotificationSettings } from './notifications.js';
+import { getNotificationSettings, saveNotificationSettings } from './notifications.js';
 import { listRefusedWrites } from './refused-writes.js';
-import { settingsBody, updateShopSettings } from './settings.js';
+import { updateShopSettings } from './settings.js';
+import { behaviourSchema } from '../../settings/behaviour.js';
+import { connectionSchema } from '../../settings/connection.js';
+import { notificationsSchema } from '../../settings/notifications.js';
+import { problemRulesSchema } from '../../settings/problem-rules.js';
 import { getShipmentDetail } from './shipment-detail.js';
 import { exportShipments, listShipments, shipmentsQuery } from './shipment-list.js';
 import { byteOrderMark, csvFileName, csvHeader, csvLine, csvRow } from './shipments-csv.js';
@@ -37,7 +40,6 @@ import {
   markProblemHandled,
   type ProblemChange,
   problemIdParams,
-  problemRulesBody,
   problemsQuery,
   saveProblemRules,
   snoozeBody,
@@ -103,7 +105,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/connection', async (req, res) => {
-    const body = parseInput(connectionBody, req.body);
+    const body = parseInput(connectionSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     const result = await saveConnection(deps, shopOf(res), body.value);
     if (result.ok) res.json({ ok: true, shop: result.shop });
@@ -119,7 +121,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/settings', async (req, res) => {
-    const body = parseInput(settingsBody, req.body);
+    const body = parseInput(behaviourSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await updateShopSettings(deps, shopOf(res), body.value));
   });
@@ -129,7 +131,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/notifications', async (req, res) => {
-    const body = parseInput(notificationsBody, req.body);
+    const body = parseInput(notificationsSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await saveNotificationSettings(deps, shopOf(res), body.value));
   });
@@ -199,13 +201,6 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     res.end();
   });
 
-  // Before /shipments/:trackerId, which would take "attention" for an id.
-  router.get('/shipments/attention', async (req, res) => {
-    const query = parseInput(attentionQuery, req.query);
-    if (!query.ok) return invalid(res, query.issues);
-    res.json(await listAttention(deps, shopOf(res), query.value));
-  });
-
   router.get('/shipments/:trackerId', async (req, res) => {
     const params = parseInput(trackerIdParams, req.params);
     if (!params.ok) return invalid(res, params.issues);
@@ -221,7 +216,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   });
 
   router.put('/problems/rules', async (req, res) => {
-    const body = parseInput(problemRulesBody, req.body);
+    const body = parseInput(problemRulesSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
     res.json(await saveProblemRules(deps, shopOf(res), body.value));
   });

@@ -1,56 +1,25 @@
-import { z } from 'zod';
 import { type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
+import type { BehaviourInput } from '../../settings/behaviour.js';
 import { changeShopSettings } from '../../shipments/shop-settings.js';
 import { currentShop } from './current-shop.js';
 
-export const STALE_AFTER_DAYS_MIN = 1;
-export const STALE_AFTER_DAYS_MAX = 90;
-
-const staleAfterDaysMessage = `staleAfterDays must be a whole number of days from ${STALE_AFTER_DAYS_MIN} to ${STALE_AFTER_DAYS_MAX}`;
-const pushSafetyMessage = 'pushSafetyPollHours must be a whole number of hours from 1 to 168';
-const onOff = (name: string) => z.boolean({ error: `${name} must be true or false` });
-
-export const settingsBody = z
-  .object({
-    createOnFulfillment: onOff('createOnFulfillment'),
-    deleteOnCancel: onOff('deleteOnCancel'),
-    orderIdSource: z.enum(['id', 'name'], { error: 'orderIdSource must be "id" or "name"' }),
-    postFulfillmentEvents: onOff('postFulfillmentEvents'),
-    showOrderDelivered: onOff('showOrderDelivered'),
-    linkToTrackingPage: onOff('linkToTrackingPage'),
-    pushSafetyPollHours: z
-      .number({ error: pushSafetyMessage })
-      .int({ error: pushSafetyMessage, abort: true })
-      .min(1, { error: pushSafetyMessage, abort: true })
-      .max(168, { error: pushSafetyMessage }),
-    // One issue, whichever check fails first (a refused value is refused for one reason).
-    staleAfterDays: z
-      .number({ error: staleAfterDaysMessage })
-      .int({ error: staleAfterDaysMessage, abort: true })
-      .min(STALE_AFTER_DAYS_MIN, { error: staleAfterDaysMessage, abort: true })
-      .max(STALE_AFTER_DAYS_MAX, { error: staleAfterDaysMessage }),
-  })
-  .partial()
-  .strict();
-export type SettingsBody = z.output<typeof settingsBody>;
-
+/** The body of `PUT /api/settings` is parsed with `behaviourSchema` (src/settings/behaviour.ts). */
 const settingKeys = [
   'createOnFulfillment',
   'deleteOnCancel',
   'orderIdSource',
   'postFulfillmentEvents',
   'showOrderDelivered',
-  'staleAfterDays',
   'linkToTrackingPage',
   'pushSafetyPollHours',
-] as const satisfies ReadonlyArray<keyof ShopSettings & keyof SettingsBody>;
+] as const satisfies ReadonlyArray<keyof ShopSettings & keyof BehaviourInput>;
 
 /** Changes any of the shop's settings; the others stay as they are. */
 export async function updateShopSettings(
   deps: { prisma: DatabaseClient; shops: ShopRepository },
   domain: string,
-  body: SettingsBody,
+  body: BehaviourInput,
 ): Promise<{ settings: ShopSettings }> {
   const shop = await currentShop(deps.shops, domain);
   const changes: Partial<ShopSettings> = {};

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** One problem with the request, named by the field it concerns ('' for the body as a whole). */
 export interface InputIssue {
@@ -8,9 +8,12 @@ export interface InputIssue {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: InputIssue[] };
 
-/** Parses request input with a zod schema; on failure, field-level issues for the 400 answer. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.output<S>> {
-  const result = schema.safeParse(input);
+/**
+ * Parses request input with a zod schema (either build: `zod`, or `zod/mini` for a schema the page shares,
+ * src/settings); on failure, field-level issues for the 400 answer.
+ */
+export function parseInput<S extends z.core.$ZodType>(schema: S, input: unknown): Parsed<z.output<S>> {
+  const result = z.safeParse(schema, input);
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,

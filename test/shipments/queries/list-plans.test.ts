@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/db/client.js';
-import { attentionPageIds, countAttention } from '../../../src/shipments/queries/attention.js';
 import { deliverySums, transitP90Tenths } from '../../../src/shipments/queries/analytics.js';
 import {
   ordersAllDelivered,
@@ -12,7 +11,7 @@ import { defaultTestProvider, useTestDatabase } from '../../helpers/database.js'
 import { createShop } from '../../helpers/factories.js';
 
 /**
- * The plans of the shipments list's, the attention list's and the analytics' queries on a seeded shop
+ * The plans of the shipments list's and the analytics' queries on a seeded shop
  * (PostgreSQL, after ANALYZE): each reads its rows through an index, never a sequential scan of the lines or
  * the trackers, and a page reads about a page of rows whatever the shop's size.
  */
@@ -128,11 +127,7 @@ describe.runIf(defaultTestProvider() === 'postgresql')('query plans on a seeded 
     expectIndexOnly(await plansOf((c) => ordersAllDelivered(c, shopId, ['o1', 'o2', 'o3'])), 50);
   });
 
-  it('the attention list and its count; the analytics', async () => {
-    const lateBefore = new Date('2026-11-20T00:00:00Z');
-    expectIndexOnly(await plansOf((c) => attentionPageIds(c, shopId, lateBefore, { limit: 100 })), 400);
-    // Counting reads the index entries of the shipments counted (no heap, no other rows).
-    expectIndexOnly(await plansOf((c) => countAttention(c, shopId, lateBefore)), lines);
+  it('the analytics', async () => {
     const days = { from: '2026-08-27', to: '2026-11-24' };
     expectIndexOnly(await plansOf((c) => deliverySums(c, shopId, days)), 50_000);
     expectIndexOnly(await plansOf((c) => transitP90Tenths(c, shopId, days)), 100_000);

@@ -7,8 +7,7 @@ import { type PageApiHarness, startPageApi, uniqueName } from './harness.js';
 
 /**
  * What the page shows of the statuses the poller stores on trackers: the list's status columns and the
- * order's "Delivered" badge, the "needs attention" list (late and exceptions, and store writes that
- * failed), and the stored status in a shipment's detail. Rows are written directly, for shops that are not
+ * order's "Delivered" badge, the store writes that failed, and the stored status in a shipment's detail. Rows are written directly, for shops that are not
  * connected: the worker leaves them alone, so each stays as seeded.
  */
 
@@ -117,13 +116,6 @@ interface ListedOrder {
   delivered: boolean;
   trackers: ShipmentListRow[];
 }
-interface AttentionRow {
-  trackingNumber: string;
-  orderName: string | null;
-  reason: string;
-  label: string;
-  daysQuiet: number;
-}
 
 /** The list's rows grouped by order, oldest line first within an order. */
 async function orders(domain: string): Promise<Map<string, ListedOrder>> {
@@ -147,20 +139,6 @@ async function refused(domain: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { failed: number; writes: Array<Record<string, unknown>>; next: string | null };
 }
-
-async function attention(domain: string, query = '') {
-  const res = await api.as(domain).get(`/shipments/attention${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as {
-    staleAfterDays: number;
-    postFulfillmentEvents: boolean;
-    shipments: AttentionRow[];
-    nextCursor: string | null;
-    total: number;
-  };
-}
-
-const numbers = (rows: AttentionRow[]) => rows.map((r) => r.trackingNumber);
 
 describe('GET /shipments: the stored status of each tracker', () => {
   it('shows the status in words, the estimated delivery and the last event; no status yet: none', async () => {
@@ -281,144 +259,7 @@ describe('GET /shipments: the order "Delivered" badge', () => {
   });
 });
 
-describe('GET /shipments/attention', () => {
-  let shop: SeedShop;
-
-  beforeAll(async () => {
-    shop = await newShop('attention');
-    // Late by the newest event, either side of the 5 days.
-    await parcel(shop, '30', 'L-5D-OVER', {
-      status: 'in_transit',
-      lastEventAt: ago(5 * day + 10 * 60_000),
-      lastEventMessage: 'Departed facility',
-      lastEventLocation: 'Memphis, TN, US',
-    });
-    await parcel(shop, '31', 'L-5D-UNDER', { status: 'in_transit', lastEventAt: ago(5 * day - hour) });
-    // Never an event: counted from when the service took it, else from its creation.
-    await parcel(shop, '32', 'L-SYNCED', { status: 'pending', syncedAt: ago(8 * day) });
-    await parcel(shop, '33', 'L-CREATED', { syncedAt: null, createdAt: ago(12 * day) });
-    await parcel(shop, '34', 'L-FRESH', { syncedAt: ago(2 * day) });
-    // Final statuses are never late, however quiet.
-    await parcel(shop, '35', 'F-DELIVERED', { status: 'delivered', lastEventAt: ago(40 * day) });
-    await parcel(shop, '36', 'F-CANCELLED', { status: 'cancelled', lastEventAt: ago(40 * day) });
-    // Exceptions are listed at once, final or not.
-    await parcel(shop, '37', 'E-FAILURE', {
-      status: 'failure',
-      statusDetail: 'address_issue',
-      lastEventAt: ago(2 * hour),
-      lastEventMessage: 'Address could not be found',
-    });
-    await parcel(shop, '38', 'E-RETURNED', { status: 'return_to_sender', lastEventAt: ago(20 * day) });
-    // Not listed: no longer wanted, or not (yet) at the service.
-    await parcel(shop, '39', 'N-REMOVED', {
-      desired: 'removed',
-      status: 'in_transit',
-      lastEventAt: ago(30 * day),
-    });
-    await parcel(shop, '40', 'N-REMOVED-EXC', {
-      desired: 'removed',
-      status: 'failure',
-      lastEventAt: ago(day),
-    });
-    await parcel(shop, '41', 'N-CREATING', {
-      remote: 'absent',
-      syncState: 'failed',
-      syncedAt: null,
-      createdAt: ago(30 * day),
-    });
-  });
-
-  it('lists late shipments (no new event for staleAfterDays) and exceptions, newest problem first', async () => {
-    const body = await attention(shop.domain);
-    expect(body).toMatchObject({ staleAfterDays: 5, postFulfillmentEvents: true, nextCursor: null });
-    expect(numbers(body.shipments)).toEqual([
-      'E-FAILURE',
-      'L-5D-OVER',
-      'L-SYNCED',
-      'L-CREATED',
-      'E-RETURNED',
-    ]);
-    expect(body.total).toBe(5);
-
-    const byNumber = new Map(body.shipments.map((s) => [s.trackingNumber, s]));
-    expect(byNumber.get('L-5D-OVER')).toEqual({
-      id: expect.any(String),
-      trackingNumber: 'L-5D-OVER',
-      provider: 'ups',
-      carrierName: 'UPS',
-      orderId: '30',
-      orderName: '#30',
-      reason: 'late',
-      label: 'No scan for 5 days',
-      status: { code: 'in_transit', detail: null, label: 'In transit', tone: 'transit', action: null },
-      lastEvent: { at: expect.any(String), message: 'Departed facility', location: 'Memphis, TN, US' },
-      quietSince: expect.any(String),
-      daysQuiet: 5,
-    });
-    expect(byNumber.get('L-SYNCED')).toMatchObject({
-      reason: 'late',
-      label: 'No scan for 8 days',
-      daysQuiet: 8,
-    });
-    expect(byNumber.get('L-CREATED')).toMatchObject({
-      reason: 'late',
-      label: 'No scan for 12 days',
-      status: null,
-      lastEvent: null,
-    });
-    expect(byNumber.get('E-FAILURE')).toMatchObject({
-      reason: 'exception',
-      label: 'Delivery attempt failed',
-      daysQuiet: 0,
-      lastEvent: { message: 'Address could not be found' },
-    });
-    expect(byNumber.get('E-RETURNED')).toMatchObject({
-      reason: 'exception',
-      label: 'Returned',
-      daysQuiet: 20,
-    });
-  });
-
-  it("the shop's staleAfterDays moves the boundary", async () => {
-    await api.as(shop.domain).put('/settings', { staleAfterDays: 4 });
-    expect(numbers((await attention(shop.domain)).shipments)).toEqual([
-      'E-FAILURE',
-      'L-5D-UNDER',
-      'L-5D-OVER',
-      'L-SYNCED',
-      'L-CREATED',
-      'E-RETURNED',
-    ]);
-    await api.as(shop.domain).put('/settings', { staleAfterDays: 9 });
-    const nine = await attention(shop.domain);
-    expect(nine.staleAfterDays).toBe(9);
-    expect(numbers(nine.shipments)).toEqual(['E-FAILURE', 'L-CREATED', 'E-RETURNED']);
-    await api.as(shop.domain).put('/settings', { staleAfterDays: 1 });
-    expect(numbers((await attention(shop.domain)).shipments)).toEqual([
-      'E-FAILURE',
-      'L-FRESH',
-      'L-5D-UNDER',
-      'L-5D-OVER',
-      'L-SYNCED',
-      'L-CREATED',
-      'E-RETURNED',
-    ]);
-    await api.as(shop.domain).put('/settings', { staleAfterDays: 5 });
-  });
-
-  it('a shipment that turns delivered leaves the list; one whose event is new again leaves it too', async () => {
-    const extra = await newShop('attention-moves');
-    const quiet = await parcel(extra, '50', 'M-QUIET', { status: 'in_transit', lastEventAt: ago(7 * day) });
-    const other = await parcel(extra, '51', 'M-OTHER', { status: 'in_transit', lastEventAt: ago(7 * day) });
-    expect((await attention(extra.domain)).total).toBe(2);
-    await prisma.tracker.update({
-      where: { id: quiet.id },
-      data: { status: 'delivered', lastEventAt: new Date() },
-    });
-    await prisma.tracker.update({ where: { id: other.id }, data: { lastEventAt: ago(hour) } });
-    expect(await attention(extra.domain)).toMatchObject({ total: 0, shipments: [], nextCursor: null });
-  });
-
+describe('GET /store-writes/refused', () => {
   it('counts the status changes the store refused and lists the newest few with their error', async () => {
     const writes = await newShop('store-writes');
     const tracker = await parcel(writes, '60', 'W-1', { status: 'in_transit', lastEventAt: ago(hour) });
@@ -442,7 +283,6 @@ describe('GET /shipments/attention', () => {
     });
     await storeEvent(writes, tracker, { status: 'DELIVERED', state: 'pending', happenedAt: new Date() });
 
-    expect((await attention(writes.domain)).total).toBe(0);
     const body = await refused(writes.domain);
     expect(body.failed).toBe(7);
     expect(body.writes.map((w) => w.error)).toEqual([
@@ -463,77 +303,18 @@ describe('GET /shipments/attention', () => {
     });
 
     // Nothing failed: a count of 0 and an empty list.
-    expect(await refused(shop.domain)).toMatchObject({ failed: 0, writes: [], next: null });
-  });
-
-  it('pages 100 at a time with the total', async () => {
-    const many = await newShop('attention-many');
-    const createdAt = ago(20 * day);
-    await prisma.tracker.createMany({
-      data: Array.from({ length: 105 }, (_, i) => ({
-        shopId: many.id,
-        trackingNumber: `MANY-${String(i).padStart(3, '0')}`,
-        provider: 'ups',
-        orderKey: `o-${i}`,
-        desired: 'active',
-        remote: 'present',
-        syncState: 'synced',
-        status: 'in_transit',
-        lastEventAt: new Date(createdAt.getTime() + i * 60_000),
-        createdAt,
-      })),
-    });
-    const first = await attention(many.domain);
-    expect(first).toMatchObject({ total: 105, nextCursor: expect.any(String) });
-    expect(first.shipments).toHaveLength(100);
-    expect(first.shipments[0]!.trackingNumber).toBe('MANY-104');
-    // A new problem arriving meanwhile does not shift the next page (keyset, not offset).
-    await prisma.tracker.create({
-      data: {
-        shopId: many.id,
-        trackingNumber: 'MANY-NEW',
-        provider: 'ups',
-        orderKey: 'o-new',
-        remote: 'present',
-        syncState: 'synced',
-        status: 'exception',
-        lastEventAt: new Date(),
-      },
-    });
-    const second = await attention(many.domain, `?after=${first.nextCursor}`);
-    expect(second).toMatchObject({ total: 106, nextCursor: null });
-    expect(numbers(second.shipments)).toEqual(['MANY-004', 'MANY-003', 'MANY-002', 'MANY-001', 'MANY-000']);
-    // Shipments with no line yet: the order is the tracker's order key.
-    expect(second.shipments[0]).toMatchObject({ orderId: 'o-4', orderName: null, carrierName: null });
-  });
-
-  it('refuses a position that is not one', async () => {
-    for (const q of ['after=x', 'after=W10', `after=${'A'.repeat(300)}`]) {
-      const res = await api.as(shop.domain).get(`/shipments/attention?${q}`);
-      expect(res.status, q).toBe(400);
-      expect(res.body).toEqual({
-        error: 'invalid_input',
-        issues: [{ field: 'after', message: expect.any(String) }],
-      });
-    }
-  });
-
-  it('an empty shop: nothing needs attention', async () => {
-    const empty = await newShop('attention-empty');
-    expect(await attention(empty.domain)).toEqual({
-      staleAfterDays: 5,
-      postFulfillmentEvents: true,
-      shipments: [],
-      nextCursor: null,
-      total: 0,
+    expect(await refused((await newShop('store-writes-none')).domain)).toMatchObject({
+      failed: 0,
+      writes: [],
+      next: null,
     });
   });
 });
 
 describe("another shop's shipments and store writes are never shown", () => {
-  it("A's attention list, shipments and detail hold none of B's rows", async () => {
+  it("A's store writes, shipments and detail hold none of B's rows", async () => {
     const a = await newShop('iso-status-a');
-    const b = await newShop('iso-status-b', { staleAfterDays: 1 });
+    const b = await newShop('iso-status-b');
     const aLate = await parcel(a, '70', 'A-LATE', { status: 'in_transit', lastEventAt: ago(10 * day) });
     const bLate = await parcel(b, '70', 'B-LATE', { status: 'in_transit', lastEventAt: ago(10 * day) });
     await parcel(b, '71', 'B-EXC', { status: 'failure', lastEventAt: ago(hour) });
@@ -547,14 +328,7 @@ describe("another shop's shipments and store writes are never shown", () => {
     // The same tracking number in both shops (one per shop and provider).
     await parcel(b, '72', 'A-LATE', { status: 'failure', lastEventAt: ago(hour) });
 
-    const forA = await attention(a.domain);
-    expect(numbers(forA.shipments)).toEqual(['A-LATE']);
-    expect(forA.shipments[0]).toMatchObject({ reason: 'late', orderName: '#70' });
     expect(await refused(a.domain)).toMatchObject({ failed: 0, writes: [] });
-    expect(forA.staleAfterDays).toBe(5);
-
-    const forB = await attention(b.domain);
-    expect(numbers(forB.shipments).sort()).toEqual(['A-LATE', 'B-EXC', 'B-LATE']);
     expect((await refused(b.domain)).failed).toBe(1);
 
     const detail = await api.as(a.domain).get(`/shipments/${aLate.id}`);

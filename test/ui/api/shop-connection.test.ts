@@ -22,7 +22,6 @@ const defaults = {
   orderIdSource: 'id',
   postFulfillmentEvents: true,
   showOrderDelivered: true,
-  staleAfterDays: 5,
   linkToTrackingPage: false,
   pushSafetyPollHours: 24,
 };
@@ -37,7 +36,6 @@ describe('the session', () => {
       ['get', '/carriers'],
       ['put', '/carriers/mapping'],
       ['get', '/shipments'],
-      ['get', '/shipments/attention'],
       ['get', '/shipments/some-id'],
       ['get', '/shipments.csv'],
       ['get', '/overview'],
@@ -225,13 +223,13 @@ describe('PUT /settings', () => {
     const domain = domainOf('settings-updates');
     const res = await api
       .as(domain)
-      .put('/settings', { postFulfillmentEvents: false, showOrderDelivered: false, staleAfterDays: 12 });
+      .put('/settings', { postFulfillmentEvents: false, showOrderDelivered: false, pushSafetyPollHours: 12 });
     expect(res.status).toBe(200);
     const expected = {
       ...defaults,
       postFulfillmentEvents: false,
       showOrderDelivered: false,
-      staleAfterDays: 12,
+      pushSafetyPollHours: 12,
     };
     expect(res.body).toEqual({ settings: expected });
     expect((await api.as(domain).get('/shop')).body.settings).toEqual(expected);
@@ -239,17 +237,17 @@ describe('PUT /settings', () => {
     expect(row).toMatchObject({
       postFulfillmentEvents: false,
       showOrderDelivered: false,
-      staleAfterDays: 12,
+      pushSafetyPollHours: 12,
     });
 
     // The bounds are allowed.
-    for (const staleAfterDays of [1, 90]) {
-      const edge = await api.as(domain).put('/settings', { staleAfterDays });
-      expect(edge.status, String(staleAfterDays)).toBe(200);
-      expect(edge.body.settings.staleAfterDays).toBe(staleAfterDays);
+    for (const pushSafetyPollHours of [1, 168]) {
+      const edge = await api.as(domain).put('/settings', { pushSafetyPollHours });
+      expect(edge.status, String(pushSafetyPollHours)).toBe(200);
+      expect(edge.body.settings.pushSafetyPollHours).toBe(pushSafetyPollHours);
     }
     const back = await api.as(domain).put('/settings', { showOrderDelivered: true });
-    expect(back.body.settings).toEqual({ ...expected, showOrderDelivered: true, staleAfterDays: 90 });
+    expect(back.body.settings).toEqual({ ...expected, showOrderDelivered: true, pushSafetyPollHours: 168 });
   });
 
   it('turning the tracking-page links on queues the shop’s tracked fulfilments; off queues them back', async () => {
@@ -276,7 +274,7 @@ describe('PUT /settings', () => {
       ['f2', 'store', 'pending'],
     ]);
     // Saving it on again (the page saves every field) queues nothing twice.
-    await api.as(domain).put('/settings', { linkToTrackingPage: true, staleAfterDays: 6 });
+    await api.as(domain).put('/settings', { linkToTrackingPage: true, pushSafetyPollHours: 6 });
     expect(await links()).toHaveLength(2);
 
     const off = await api.as(domain).put('/settings', { linkToTrackingPage: false });
@@ -311,17 +309,12 @@ describe('PUT /settings', () => {
     expect((await api.as(domain).get('/shop')).body.settings).toEqual(defaults);
   });
 
-  it('refuses a late threshold that is not a whole number of days from 1 to 90, naming the field', async () => {
+  it('refuses the old late threshold (staleAfterDays, removed) as an unknown field', async () => {
     const domain = domainOf('settings-days');
-    for (const staleAfterDays of [0, -1, 91, 1000, 2.5, '7', null, true, Number.MAX_SAFE_INTEGER + 2]) {
+    for (const staleAfterDays of [5, 12]) {
       const res = await api.as(domain).put('/settings', { staleAfterDays, showOrderDelivered: false });
       expect(res.status, JSON.stringify(staleAfterDays)).toBe(400);
-      expect(res.body).toEqual({
-        error: 'invalid_input',
-        issues: [
-          { field: 'staleAfterDays', message: 'staleAfterDays must be a whole number of days from 1 to 90' },
-        ],
-      });
+      expect(res.body.error).toBe('invalid_input');
     }
     // Nothing of a refused body was saved.
     expect((await api.as(domain).get('/shop')).body.settings).toEqual(defaults);

@@ -169,7 +169,6 @@ describe("writes with shop A's identity never change B", () => {
       orderIdSource: 'name',
       postFulfillmentEvents: true,
       showOrderDelivered: true,
-      staleAfterDays: 5,
       linkToTrackingPage: false,
       pushSafetyPollHours: 24,
     });

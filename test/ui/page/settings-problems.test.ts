@@ -102,7 +102,7 @@ describe('shipment problems', () => {
     expect((await toasts(page)).at(-1)).toEqual({ message: 'Problem rules saved', isError: false });
     const calls = (await appBridgeCalls(page)).map((c) => `${c.api}:${String(c.args[0] ?? '')}`);
     expect(calls).toEqual(
-      expect.arrayContaining(['saveBar.show:problem-rules-save-bar', 'saveBar.hide:problem-rules-save-bar']),
+      expect.arrayContaining(['saveBar.show:settings-save-bar', 'saveBar.hide:settings-save-bar']),
     );
 
     // The API holds it; the other kinds kept theirs.

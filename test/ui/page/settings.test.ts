@@ -270,6 +270,59 @@ describe('behaviour', () => {
   });
 });
 
+describe('one save bar for the page', () => {
+  it('changes in two cards show one bar; Save saves both, a refused card keeps the bar; Discard puts all back', async () => {
+    const domain = `one-bar-${randomBytes(3).toString('hex')}.myshopify.com`;
+    const { page } = await settingsFor(domain);
+    expect(await page.locator('ui-save-bar').count()).toBe(1);
+    const delivered = page.getByLabel('Mark an order delivered when all its parcels are');
+    const onHold = page.getByLabel('On hold', { exact: true });
+    await delivered.uncheck();
+    await onHold.uncheck();
+    await saveBarShown(page).waitFor();
+    expect(await saveBarShown(page).count()).toBe(1);
+    // From the top: the stand-in's save bar sticks where the page is scrolled to.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshotBothWidths(page, 'settings-one-save-bar');
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await saveBarShown(page).waitFor({ state: 'detached' });
+    expect((await toasts(page)).map((t) => t.message)).toEqual(
+      expect.arrayContaining(['Settings saved', 'Problem rules saved']),
+    );
+    const row = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+    expect(row.showOrderDelivered).toBe(false);
+    expect(JSON.parse(row.problemRules ?? '{}')).toMatchObject({ on_hold: { on: false } });
+
+    // A refused card keeps its values and the bar; the other changed card is saved.
+    const hours = page.getByLabel('While status pushes arrive, still read each shipment every (hours)');
+    await hours.fill('0');
+    await onHold.check();
+    await saveBarShown(page).getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => page.locator('#behaviour s-number-field').getAttribute('error'))
+      .toBe('Enter a whole number of hours from 1 to 168.');
+    await expect
+      .poll(async () => {
+        const shop = await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } });
+        return JSON.parse(shop.problemRules ?? '{}').on_hold?.on;
+      })
+      .toBe(true);
+    expect(await saveBarShown(page).count()).toBe(1);
+    expect(
+      (await suite.app.database.prisma.shop.findUniqueOrThrow({ where: { domain } })).pushSafetyPollHours,
+    ).toBe(24);
+
+    // Discard puts every card back to what was saved.
+    await delivered.check();
+    await saveBarShown(page).getByRole('button', { name: 'Discard' }).click();
+    expect(await saveBarShown(page).count()).toBe(0);
+    expect(await hours.inputValue()).toBe('24');
+    expect(await delivered.isChecked()).toBe(false);
+    expect(await onHold.isChecked()).toBe(true);
+    expect(await page.locator('#behaviour s-number-field').getAttribute('error')).toBeNull();
+  });
+});
+
 describe('carrier mapping', () => {
   it('an unmatched carrier comes first with its waiting shipments; choosing one releases them', async () => {
     const shop = await addShop(suite.app, 'speedy-ui');

@@ -2,15 +2,15 @@ import { hideSaveBar, showSaveBar } from '../app-bridge.js';
 import { type Child, h } from '../dom.js';
 
 /**
- * A settings form with the admin's contextual save bar (App Bridge's `<ui-save-bar>`): the bar shows as
- * soon as the form differs from what was saved and hides when it is saved, discarded, or the same again.
- * Save submits the form; Discard puts the saved values back. Described per use by how to read and write
- * its values and how to save them.
+ * The admin's contextual save bar (App Bridge's `<ui-save-bar>`), one per page: it shows as soon as any
+ * of the page's forms differs from what was saved and hides when every one is saved, discarded, or the
+ * same again. Save saves every changed form (each through its own request, one after the other: a refused
+ * one keeps its values and errors, the others are saved); Discard puts every form back to what was saved.
+ * Enter in a form saves as the bar's Save does. Each form is described by how to read and write its values
+ * and how to save them.
  */
 
 export interface SaveBarFormOptions<V> {
-  /** The save bar's id (unique on the page). */
-  id: string;
   /** The fields and text of the form. */
   children: Child[];
   read(): V;
@@ -22,16 +22,24 @@ export interface SaveBarFormOptions<V> {
 
 export interface SaveBarForm<V> {
   form: HTMLFormElement;
-  /** The values as saved (the form shows them, and the bar hides). */
+  /** The values as saved (the form shows them, and the bar hides when no other form differs). */
   setSaved(values: V): void;
   isDirty(): boolean;
 }
 
-/** Every form with unsaved changes on the page, for the page's "leave without saving?" question. */
-const openForms = new Set<SaveBarForm<unknown>>();
+export interface SaveBar {
+  /** The `<ui-save-bar>`: anywhere on the page (the admin draws the bar itself). */
+  element: HTMLElement;
+  /** A form whose changes this bar saves and discards. */
+  form<V>(options: SaveBarFormOptions<V>): SaveBarForm<V>;
+  isDirty(): boolean;
+}
+
+/** Every save bar of the open pages, for the page's "leave without saving?" question. */
+const bars = new Set<SaveBar>();
 
 export function hasUnsavedChanges(): boolean {
-  return [...openForms].some((f) => f.form.isConnected && f.isDirty());
+  return [...bars].some((bar) => bar.element.isConnected && bar.isDirty());
 }
 
 /** Equal as JSON, whatever order an object's keys come in (the form's and the API's may differ). */
@@ -47,65 +55,96 @@ function sameValues(a: unknown, b: unknown): boolean {
   return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 }
 
-export function saveBarForm<V>(options: SaveBarFormOptions<V>): SaveBarForm<V> {
-  const equal = options.equal ?? ((a: V, b: V) => sameValues(a, b));
-  let saved: V | null = null;
+interface Member {
+  dirty(): boolean;
+  discard(): void;
+  save(): Promise<void>;
+}
+
+/** The page's save bar, `id` unique on the page. */
+export function saveBar(id: string): SaveBar {
+  const members: Member[] = [];
   let showing = false;
   let saving = false;
 
-  const saveButton = h('button', { type: 'submit', attrs: { variant: 'primary' } }, 'Save');
+  const saveButton = h('button', { type: 'button', attrs: { variant: 'primary' } }, 'Save');
   const discardButton = h('button', { type: 'button' }, 'Discard');
   // App Bridge's element (not in the DOM's tag map): its buttons are drawn by the admin, clicks forwarded.
-  const bar = document.createElement('ui-save-bar');
-  bar.id = options.id;
-  bar.append(saveButton, discardButton);
-  const form = h('form', { attrs: { novalidate: '' } }, ...options.children, bar);
+  const element = document.createElement('ui-save-bar');
+  element.id = id;
+  element.append(saveButton, discardButton);
 
-  const dirty = () => saved !== null && !equal(options.read(), saved);
+  const isDirty = () => members.some((m) => m.dirty());
   const sync = () => {
-    const show = dirty();
+    const show = isDirty();
     if (show === showing) return;
     showing = show;
-    if (show) showSaveBar(options.id);
-    else hideSaveBar(options.id);
+    if (show) showSaveBar(id);
+    else hideSaveBar(id);
   };
-
-  form.addEventListener('input', sync);
-  form.addEventListener('change', sync);
-  discardButton.addEventListener('click', () => {
-    if (saved !== null) options.write(saved);
-    sync();
-  });
-  saveButton.addEventListener('click', (event) => {
-    event.preventDefault();
-    form.requestSubmit();
-  });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (saving || !dirty()) return;
+  const saveAll = async () => {
+    if (saving) return;
     saving = true;
     saveButton.disabled = true;
-    void options
-      .save(options.read())
-      .then((now) => {
-        if (now !== null) result.setSaved(now);
-      })
-      .finally(() => {
-        saving = false;
-        saveButton.disabled = false;
-        sync();
-      });
+    try {
+      for (const member of members) if (member.dirty()) await member.save();
+    } finally {
+      saving = false;
+      saveButton.disabled = false;
+      sync();
+    }
+  };
+
+  saveButton.addEventListener('click', () => void saveAll());
+  discardButton.addEventListener('click', () => {
+    for (const member of members) if (member.dirty()) member.discard();
+    sync();
   });
 
-  const result: SaveBarForm<V> = {
-    form,
-    setSaved(values) {
-      saved = values;
-      options.write(values);
-      sync();
+  const bar: SaveBar = {
+    element,
+    isDirty,
+    form<V>(options: SaveBarFormOptions<V>): SaveBarForm<V> {
+      const equal = options.equal ?? ((a: V, b: V) => sameValues(a, b));
+      let saved: V | null = null;
+      const form = h('form', { attrs: { novalidate: '' } }, ...options.children);
+      const dirty = () => saved !== null && !equal(options.read(), saved);
+      const result: SaveBarForm<V> = {
+        form,
+        setSaved(values) {
+          saved = values;
+          options.write(values);
+          sync();
+        },
+        isDirty: dirty,
+      };
+      members.push({
+        dirty,
+        discard: () => {
+          if (saved !== null) options.write(saved);
+        },
+        save: async () => {
+          const now = await options.save(options.read());
+          if (now !== null) result.setSaved(now);
+        },
+      });
+      form.addEventListener('input', sync);
+      form.addEventListener('change', sync);
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        void saveAll();
+      });
+      return result;
     },
-    isDirty: dirty,
   };
-  openForms.add(result as SaveBarForm<unknown>);
+  bars.add(bar);
+  return bar;
+}
+
+/** A page of one form: the form with its own save bar inside it. */
+export function saveBarForm<V>(options: SaveBarFormOptions<V> & { id: string }): SaveBarForm<V> {
+  const bar = saveBar(options.id);
+  const result = bar.form(options);
+  result.form.append(bar.element);
   return result;
 }

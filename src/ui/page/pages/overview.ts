@@ -189,8 +189,7 @@ export const overviewPage: PageModule = (context) => {
         's-unordered-list',
         { class: 'health-list' },
         attentionLine(overview.problems.total),
-        // The older "late or in trouble" count gives way to the shipment problems above.
-        overview.health.filter((item) => item.key !== 'needs_attention').map((item) => healthLine(item)),
+        overview.health.map((item) => healthLine(item)),
       ),
     ];
   }

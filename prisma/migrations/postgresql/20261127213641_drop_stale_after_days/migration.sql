@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Shop" DROP COLUMN "staleAfterDays";
