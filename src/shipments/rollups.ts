@@ -42,7 +42,10 @@ const noStatusGroup = statusClassSql('NULL', 'NULL', 'parcelGroup');
 /** The class of a line from a tracker row (`t`, or NEW/OLD) and the line's own end reason. */
 function lineClass(t: string, present: string, endedReason: string): { group: string; sync: string } {
   return {
-    group: present === 'TRUE' ? `${t}."parcelGroup"` : `CASE WHEN ${present} THEN ${t}."parcelGroup" ELSE ${noStatusGroup} END`,
+    group:
+      present === 'TRUE'
+        ? `${t}."parcelGroup"`
+        : `CASE WHEN ${present} THEN ${t}."parcelGroup" ELSE ${noStatusGroup} END`,
     sync: syncStateSql({
       present,
       syncState: `${t}."syncState"`,
@@ -265,7 +268,6 @@ export function carrierBackfillSql(): string {
     `INSERT INTO "CarrierCount" (${carrierCountKey}, "lines", "waiting") SELECT l."shopId", l."carrierKey", l."carrierName", COUNT(*), SUM(${flag(waitingLine('l'))}) FROM "TrackingLine" AS l WHERE l."carrierKey" IS NOT NULL AND l."carrierName" IS NOT NULL GROUP BY 1, 2, 3;`,
   ].join('\n');
 }
-
 
 /* ------------------------------------------------------------------ a tracker's class */
 

@@ -79,7 +79,12 @@ export function statusClassSql(
  * Where a tracker stands for the attention list: 'trouble' (wanted, its class is trouble), 'watch'
  * (wanted, held by the service, not final: late once quiet for the shop's days), else NULL.
  */
-export function attentionClassSql(t: { status: string; detail: string; desired: string; remote: string }): string {
+export function attentionClassSql(t: {
+  status: string;
+  detail: string;
+  desired: string;
+  remote: string;
+}): string {
   const yes = (column: 'final' | 'trouble') => `${statusClassSql(t.status, t.detail, column)} = TRUE`;
   return [
     'CASE',

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -494,7 +494,9 @@ describe('the README recipe "Add or regroup a status code"', () => {
       database = await createDatabase(scratch.url);
       prisma = database.prisma;
       expect(await storedStatusClassRows(prisma)).toEqual(
-        [...regrouped].sort((a, b) => `${a.code}\u0000${a.detail}`.localeCompare(`${b.code}\u0000${b.detail}`)),
+        [...regrouped].sort((a, b) =>
+          `${a.code}\u0000${a.detail}`.localeCompare(`${b.code}\u0000${b.detail}`),
+        ),
       );
 
       // The rows, the lines' and trackers' stored groups, the attention list and both rollups follow.
@@ -505,7 +507,9 @@ describe('the README recipe "Add or regroup a status code"', () => {
       await recount(shop.id, regrouped);
       await recountDeliveries(shop.id, new Map(), regrouped);
       // And the triggers classify the next writes by the new rows.
-      const [labelled] = await prisma.tracker.findMany({ where: { shopId: shop.id, status: 'label_created' } });
+      const [labelled] = await prisma.tracker.findMany({
+        where: { shopId: shop.id, status: 'label_created' },
+      });
       await prisma.tracker.updateMany({ where: { id: labelled!.id }, data: { status: 'held_at_customs' } });
       await recount(shop.id, regrouped);
       await recountDeliveries(shop.id, new Map(), regrouped);
@@ -516,6 +520,73 @@ describe('the README recipe "Add or regroup a status code"', () => {
       await database?.close();
       await scratch.cleanup();
       await rm(migrations, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('the status_classes migration', () => {
+  it('over rows written by the triggers before it: stored groups and counts carry on', async () => {
+    const scratch = await createEmptyTestDatabase(db.provider);
+    const before = await mkdtemp(path.join(os.tmpdir(), 'tracksync_before_'));
+    const shared = prisma;
+    let database: Database | null = null;
+    try {
+      // The history up to the migration that added StatusClass.
+      const dir = migrationsDirFor(db.provider);
+      const folders = (await readdir(dir)).filter((n) => /^\d{14}_/.test(n)).sort();
+      const at = folders.findIndex((n) => n.endsWith('_status_classes'));
+      expect(at).toBeGreaterThan(0);
+      await cp(path.join(dir, 'migration_lock.toml'), path.join(before, 'migration_lock.toml'));
+      for (const folder of folders.slice(0, at))
+        await cp(path.join(dir, folder), path.join(before, folder), { recursive: true });
+      await applyMigrations(scratch.url, { migrationsDir: before });
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      const shop = await createShop(prisma);
+      const parcels: Array<[string | null, string | null]> = [
+        [null, null],
+        ['delivered', null],
+        ['transit', 'failed_attempt'],
+        ['invalid_carrier', null],
+        ['something_new', null],
+      ];
+      for (const [i, [status, statusDetail]] of parcels.entries()) {
+        const tracker = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+          `INSERT INTO "Tracker" ("id", "shopId", "trackingNumber", "provider", "orderKey", "remote", "status", "statusDetail", "updatedAt")
+           VALUES ('t${i}', '${shop.id}', 'B${i}', 'dhl', '${i}', 'present', ${status === null ? 'NULL' : `'${status}'`}, ${statusDetail === null ? 'NULL' : `'${statusDetail}'`}, CURRENT_TIMESTAMP) RETURNING "id"`,
+        );
+        await prisma.trackingLine.create({
+          data: {
+            shopId: shop.id,
+            fulfillmentId: `f${i}`,
+            orderId: 'o',
+            trackingNumber: `B${i}`,
+            trackerId: tracker[0]!.id,
+          },
+        });
+      }
+      await compactRollups(prisma, 3);
+      await database.close();
+
+      // The newest history: the migration applies over the rows.
+      const applied = (await applyMigrations(scratch.url)).applied;
+      expect(applied[0]).toBe(folders[at]);
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      await recount(shop.id);
+      await recountDeliveries(shop.id, new Map());
+      await recheckAttention(shop.id);
+      await prisma.tracker.updateMany({ where: { id: 't1' }, data: { status: 'exception' } });
+      await prisma.tracker.deleteMany({ where: { id: 't2' } });
+      const deleted = new Map([[key(new Date().toISOString().slice(0, 10), 'dhl', 'failed_attempt', -1), 1]]);
+      await recount(shop.id);
+      await recountDeliveries(shop.id, deleted);
+      await recheckAttention(shop.id);
+    } finally {
+      prisma = shared;
+      await database?.close();
+      await scratch.cleanup();
+      await rm(before, { recursive: true, force: true });
     }
   }, 120_000);
 });
