@@ -170,7 +170,7 @@ export function statusClassMigrationSql(
     '',
     '-- Trackers holding a changed code take their new class; the triggers move their lines and counts.',
     `UPDATE "Tracker" SET ${set}`,
-    `WHERE "id" IN (SELECT t."id" FROM "Shop" AS s JOIN "Tracker" AS t ON t."shopId" = s."id" AND (${holders.join(' OR ')}));`,
+    `WHERE "id" IN (SELECT t."id" FROM "Shop" AS s CROSS JOIN "Tracker" AS t WHERE t."shopId" = s."id" AND (${holders.join(' OR ')}));`,
     ...(codes.includes('')
       ? [
           '-- Lines waiting for their carrier (no tracker) have no status yet.',
