@@ -14,7 +14,7 @@ import {
  * The status table (./status-table.ts) as rows of the StatusClass table, which the database's triggers
  * read (./rollups.ts): the triggers hold no status code, so adding or regrouping a status code is an edit
  * to the status table plus a generated forward migration that rewrites these rows and re-classifies the
- * trackers holding the codes that changed (`npm run db:migration:create -- --status-classes <name>`, see
+ * trackers holding the codes that changed (`npm run db:migration:create -- <name>`, see
  * the README's "Add or regroup a status code").
  *
  * One row per status code (detail ''), one per status and detail whose group differs from the status's
