@@ -61,18 +61,18 @@ export const keyOf = (row: { code: string; detail: string }) => `${row.code}\u00
 
 /**
  * One column of a status's class, in SQL, over two column expressions holding the stored (normalised)
- * status and detail: the row of the status and detail, else of the status, else of a status in no list.
+ * status and detail: the row of the status and detail, else of the status, else of a status in no list
+ * (each a lookup of the primary key).
  */
 export function statusClassSql(
   status: string,
   detail: string,
   column: 'parcelGroup' | 'final' | 'trouble',
 ): string {
-  return [
-    `(SELECT c."${column}" FROM "StatusClass" AS c`,
-    `WHERE c."code" IN (COALESCE(${status}, ''), '${OTHER_STATUS}') AND c."detail" IN (COALESCE(${detail}, ''), '')`,
-    `ORDER BY CASE WHEN c."code" = '${OTHER_STATUS}' THEN 1 ELSE 0 END, CASE WHEN c."detail" = '' THEN 1 ELSE 0 END LIMIT 1)`,
-  ].join(' ');
+  const row = (code: string, detail: string) =>
+    `(SELECT c."${column}" FROM "StatusClass" AS c WHERE c."code" = ${code} AND c."detail" = ${detail})`;
+  const code = `COALESCE(${status}, '')`;
+  return `COALESCE(${row(code, `COALESCE(${detail}, '')`)}, ${row(code, "''")}, ${row(`'${OTHER_STATUS}'`, "''")})`;
 }
 
 /**
