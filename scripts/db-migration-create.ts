@@ -7,8 +7,11 @@
  *   prisma/migrations/postgresql/<timestamp>_<name>/migration.sql
  * For each provider the existing migrations are applied to a scratch database (temp SQLite file;
  * temporary PostgreSQL database on POSTGRES_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres,
- * created and dropped) and the engine diffs it against the schema. Prints "no changes" when the
- * migrations already match the schema. Nothing is applied to DATABASE_URL: run `npm run db:migrate`.
+ * created and dropped) and the engine diffs it against the schema. The status table
+ * (src/shipments/status-table.ts) is compared with the StatusClass rows the history left: a change appends
+ * the rows' rewrite and the re-classification of the trackers holding the changed codes (README: "Add or
+ * regroup a status code"). Prints "no changes" when the migrations already match the schema and the
+ * status table. Nothing is applied to DATABASE_URL: run `npm run db:migrate`.
  *
  * Reset the history (e.g. to regenerate the initial migration while the models are being designed,
  * before anything is deployed):
@@ -21,6 +24,7 @@ import path from 'node:path';
 import { createMigrations } from '../tools/db/create-migration.js';
 import { PROJECT_ROOT } from '../src/db/paths.js';
 import { DATABASE_PROVIDERS } from '../src/db/provider.js';
+import { statusClassChanges } from '../src/shipments/status-classes.js';
 
 const name = process.argv.slice(2).join(' ').trim();
 if (name === '' || name.startsWith('-')) {
@@ -31,6 +35,8 @@ if (name === '' || name.startsWith('-')) {
 try {
   const results = await createMigrations(name, DATABASE_PROVIDERS, {
     postgresAdminUrl: process.env.POSTGRES_ADMIN_URL,
+    // A change to src/shipments/status-table.ts: its rows rewritten, the trackers it moves re-classified.
+    generated: statusClassChanges(),
   });
   for (const result of results) {
     if (result.status === 'created') {
@@ -38,7 +44,9 @@ try {
         `${result.provider}: created ${path.relative(PROJECT_ROOT, result.directory)}/migration.sql`,
       );
     } else {
-      console.log(`${result.provider}: no changes, the migrations already match prisma/schema.prisma`);
+      console.log(
+        `${result.provider}: no changes, the migrations already match prisma/schema.prisma and the status table`,
+      );
     }
   }
 } catch (error) {

@@ -1,7 +1,8 @@
 import type { DatabaseClient } from '../db/client.js';
 import type { DatabaseProvider } from '../db/provider.js';
 import { providerOf } from '../db/provider-of.js';
-import { attentionSql, parcelGroupSql, syncStateSql } from './status-table.js';
+import { attentionClassSql, statusClassInsertSql, statusClassSql } from './status-classes.js';
+import { syncStateSql } from './status-table.js';
 
 /**
  * The figures a shop's pages show, kept by the database itself in the same statement as the rows they
@@ -16,10 +17,13 @@ import { attentionSql, parcelGroupSql, syncStateSql } from './status-table.js';
  * - DeliveryCount: wanted trackers per shop, UTC day of creation, carrier, parcel group and transit time:
  *   the analytics. Deleting a tracker (retention) does not lower it, so past figures stay exact.
  *
- * The SQL is generated here from the status table and written into a migration for each provider
- * (prisma/migrations/<provider>/*_shipment_rollups); test/shipments/rollups.test.ts checks that the
- * migrations hold exactly what this module generates, so the table and the triggers cannot drift. A change
- * to the status table therefore needs a new migration that replaces the triggers (`rollupTriggersSql`).
+ * The triggers hold no status code: a tracker's group and attention are read from the StatusClass table,
+ * the status table as rows (./status-classes.ts), and the group is stored on the tracker (Tracker.parcelGroup)
+ * so its lines and its analytics are counted, and later moved, from the group it was counted in. A change
+ * to the status table is a forward migration of the StatusClass rows and of the trackers holding the codes
+ * that changed (README: "Add or regroup a status code"); the triggers stay as they are. The SQL is written
+ * into migrations (prisma/migrations/<provider>/*_status_classes); test/shipments/rollups.test.ts checks the
+ * live triggers of the newest migration against recounts from the rows.
  */
 
 const q = (name: string) => `"${name}"`;
@@ -32,10 +36,16 @@ export function dayOf(column: string, provider: DatabaseProvider): string {
 /** The line is in the list: still wanted, or its tracker exists (even once removed). */
 const visible = (row: string) => `(${row}."active" OR ${row}."trackerId" IS NOT NULL)`;
 
+/** The group of a parcel with no status yet (a line waiting for its carrier has no tracker). */
+const noStatusGroup = statusClassSql('NULL', 'NULL', 'parcelGroup');
+
 /** The class of a line from a tracker row (`t`, or NEW/OLD) and the line's own end reason. */
 function lineClass(t: string, present: string, endedReason: string): { group: string; sync: string } {
   return {
-    group: parcelGroupSql(`${t}."status"`, `${t}."statusDetail"`, present),
+    group:
+      present === 'TRUE'
+        ? `${t}."parcelGroup"`
+        : `CASE WHEN ${present} THEN ${t}."parcelGroup" ELSE ${noStatusGroup} END`,
     sync: syncStateSql({
       present,
       syncState: `${t}."syncState"`,
@@ -89,7 +99,7 @@ function deliveryCountDelta(row: string, sign: 1 | -1, provider: DatabaseProvide
   ];
   return [
     `INSERT INTO "DeliveryCountDelta" ("id", ${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')})`,
-    `SELECT ${newId(provider)}, ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."provider", ${parcelGroupSql(`${row}."status"`, `${row}."statusDetail"`)}, ${tenths(row)}, ${values.join(', ')}`,
+    `SELECT ${newId(provider)}, ${row}."shopId", ${dayOf(`${row}."createdAt"`, provider)}, ${row}."provider", ${row}."parcelGroup", ${tenths(row)}, ${values.join(', ')}`,
     `WHERE ${row}."desired" = 'active';`,
   ].join('\n    ');
 }
@@ -101,7 +111,7 @@ function changed(columns: readonly string[], provider: DatabaseProvider): string
 }
 
 /** Columns of a tracker that decide its lines' class. */
-const trackerClassColumns = ['status', 'statusDetail', 'syncState', 'desired', 'remote'];
+const trackerClassColumns = ['parcelGroup', 'syncState', 'desired', 'remote'];
 /** Columns of a line that decide where it is counted. */
 const lineCountColumns = ['parcelGroup', 'syncState', 'active', 'trackerId', 'createdAt', 'shopId'];
 /** Columns of a tracker that decide where it is counted in the analytics. */
@@ -110,8 +120,7 @@ const trackerDeliveryColumns = [
   'createdAt',
   'provider',
   'desired',
-  'status',
-  'statusDetail',
+  'parcelGroup',
   'transitSeconds',
   'deliveredOnTime',
   'hadException',
@@ -122,7 +131,7 @@ const trackerDeliveryColumns = [
 function linesOfTrackerSql(t: 'NEW' | null, trackerId: string): string {
   const cls = t
     ? lineClass(t, 'TRUE', '"TrackingLine"."endedReason"')
-    : { group: `'not_scanned'`, sync: `'waiting_carrier'` };
+    : { group: noStatusGroup, sync: `'waiting_carrier'` };
   return [
     `UPDATE "TrackingLine" SET "parcelGroup" = ${cls.group}, "syncState" = ${cls.sync}`,
     `WHERE "trackerId" = ${trackerId} AND ("parcelGroup" <> ${cls.group} OR "syncState" <> ${cls.sync});`,
@@ -260,15 +269,10 @@ export function carrierBackfillSql(): string {
   ].join('\n');
 }
 
-/** What the migration that adds CarrierCount appends to the schema engine's DDL: the backfill, then the triggers. */
-export function carrierCountMigrationSql(provider: DatabaseProvider): string {
-  return `-- Carriers seen (generated by src/shipments/rollups.ts: do not edit by hand)\n${carrierBackfillSql()}\n\n${carrierTriggersSql(provider)}\n`;
-}
+/* ------------------------------------------------------------------ a tracker's class */
 
-/* ------------------------------------------------------------------ the attention list */
-
-/** Columns of a tracker that decide its attention and last sign of life. */
-const trackerAttentionColumns = [
+/** Columns of a tracker that decide its group, its attention and its last sign of life. */
+const trackerClassInputs = [
   'status',
   'statusDetail',
   'desired',
@@ -278,57 +282,113 @@ const trackerAttentionColumns = [
   'createdAt',
 ];
 
-function attentionOf(t: string): { attention: string; quietSince: string } {
+/** Tracker.parcelGroup, attention and quietSince of the tracker row `t` (NEW, or the table). */
+function trackerClassOf(t: string): { parcelGroup: string; attention: string; quietSince: string } {
+  const status = `${t}."status"`;
+  const detail = `${t}."statusDetail"`;
   return {
-    attention: attentionSql({
-      status: `${t}."status"`,
-      detail: `${t}."statusDetail"`,
-      desired: `${t}."desired"`,
-      remote: `${t}."remote"`,
-    }),
+    parcelGroup: statusClassSql(status, detail, 'parcelGroup'),
+    attention: attentionClassSql({ status, detail, desired: `${t}."desired"`, remote: `${t}."remote"` }),
     quietSince: `COALESCE(${t}."lastEventAt", ${t}."syncedAt", ${t}."createdAt")`,
   };
 }
 
 /**
- * The triggers that keep Tracker.attention and Tracker.quietSince (the attention list's index: shopId,
- * attention, quietSince, id), for a migration. PostgreSQL sets them before the row is written; SQLite,
- * which cannot change NEW, right after it.
+ * The triggers that keep Tracker.parcelGroup (what its lines and analytics count), attention and quietSince
+ * (the attention list's index: shopId, attention, quietSince, id) from the StatusClass rows. PostgreSQL sets
+ * them before the row is written; SQLite, which cannot change NEW, right after it (the counts triggers then
+ * see a move from the default group to the tracker's).
  */
-export function attentionTriggersSql(provider: DatabaseProvider): string {
-  const a = attentionOf('NEW');
+export function trackerClassTriggersSql(provider: DatabaseProvider): string {
+  const c = trackerClassOf('NEW');
   if (provider === 'postgresql') {
     return [
-      `CREATE OR REPLACE FUNCTION "tracksync_tracker_attention"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    NEW."attention" := ${a.attention};\n    NEW."quietSince" := ${a.quietSince};\n    RETURN NEW;\nEND $$;`,
-      `CREATE TRIGGER "Tracker_attention" BEFORE INSERT OR UPDATE OF ${trackerAttentionColumns.map(q).join(', ')} ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_attention"();`,
+      `CREATE OR REPLACE FUNCTION "tracksync_tracker_class"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    NEW."parcelGroup" := ${c.parcelGroup};\n    NEW."attention" := ${c.attention};\n    NEW."quietSince" := ${c.quietSince};\n    RETURN NEW;\nEND $$;`,
+      `CREATE TRIGGER "Tracker_class" BEFORE INSERT OR UPDATE OF ${trackerClassInputs.map(q).join(', ')} ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_class"();`,
     ].join('\n\n');
   }
-  const set = `UPDATE "Tracker" SET "attention" = ${a.attention}, "quietSince" = ${a.quietSince} WHERE "id" = NEW."id";`;
+  const set = `UPDATE "Tracker" SET "parcelGroup" = ${c.parcelGroup}, "attention" = ${c.attention}, "quietSince" = ${c.quietSince} WHERE "id" = NEW."id";`;
   return [
-    `CREATE TRIGGER "Tracker_attention_insert" AFTER INSERT ON "Tracker" BEGIN\n    ${set}\nEND;`,
-    `CREATE TRIGGER "Tracker_attention_update" AFTER UPDATE OF ${trackerAttentionColumns.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerAttentionColumns, provider)} BEGIN\n    ${set}\nEND;`,
+    `CREATE TRIGGER "Tracker_class_insert" AFTER INSERT ON "Tracker" BEGIN\n    ${set}\nEND;`,
+    `CREATE TRIGGER "Tracker_class_update" AFTER UPDATE OF ${trackerClassInputs.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerClassInputs, provider)} BEGIN\n    ${set}\nEND;`,
   ].join('\n\n');
 }
 
-/** The migration that adds the attention columns: fill them from the rows there, then the triggers. */
-export function attentionMigrationSql(provider: DatabaseProvider): string {
-  const a = attentionOf('"Tracker"');
-  return `-- Attention (generated by src/shipments/rollups.ts: do not edit by hand)\nUPDATE "Tracker" SET "attention" = ${a.attention}, "quietSince" = ${a.quietSince};\n\n${attentionTriggersSql(provider)}\n`;
+/** Every trigger that keeps the rollups and the trackers' class, for a migration. */
+export function classAndRollupTriggersSql(provider: DatabaseProvider): string {
+  return `${trackerClassTriggersSql(provider)}\n\n${rollupTriggersSql(provider)}`;
+}
+
+/** The triggers (and PostgreSQL functions) before the StatusClass table: they held the status lists. */
+const listTriggers = {
+  postgresql: {
+    triggers: [
+      ['TrackingLine', 'TrackingLine_class'],
+      ['TrackingLine', 'TrackingLine_counts_insert'],
+      ['TrackingLine', 'TrackingLine_counts_update'],
+      ['Tracker', 'Tracker_lines'],
+      ['Tracker', 'Tracker_gone'],
+      ['Tracker', 'Tracker_deliveries_insert'],
+      ['Tracker', 'Tracker_deliveries_update'],
+      ['Tracker', 'Tracker_attention'],
+    ],
+    functions: ['tracksync_tracker_attention'],
+  },
+  sqlite: {
+    triggers: [
+      ['TrackingLine', 'TrackingLine_class_insert'],
+      ['TrackingLine', 'TrackingLine_class_update'],
+      ['TrackingLine', 'TrackingLine_counts_update'],
+      ['TrackingLine', 'TrackingLine_counts_delete'],
+      ['Tracker', 'Tracker_lines'],
+      ['Tracker', 'Tracker_gone'],
+      ['Tracker', 'Tracker_deliveries_insert'],
+      ['Tracker', 'Tracker_deliveries_update'],
+      ['Tracker', 'Tracker_attention_insert'],
+      ['Tracker', 'Tracker_attention_update'],
+    ],
+    functions: [],
+  },
+} as const;
+
+/**
+ * What the migration that adds StatusClass and Tracker.parcelGroup appends to the schema engine's DDL: the
+ * triggers that held the status lists dropped, the table's rows, the trackers' stored group (the one the
+ * old triggers counted them in, by the same rules), and the triggers that read the rows.
+ */
+export function statusClassesMigrationSql(provider: DatabaseProvider): string {
+  const drops = listTriggers[provider];
+  return [
+    '-- Status classes (generated by src/shipments/rollups.ts and status-classes.ts: do not edit by hand)',
+    ...drops.triggers.map(([table, name]) =>
+      provider === 'postgresql'
+        ? `DROP TRIGGER IF EXISTS "${name}" ON "${table}";`
+        : `DROP TRIGGER IF EXISTS "${name}";`,
+    ),
+    ...drops.functions.map((name) => `DROP FUNCTION IF EXISTS "${name}"();`),
+    statusClassInsertSql(),
+    `UPDATE "Tracker" SET "parcelGroup" = ${trackerClassOf('"Tracker"').parcelGroup};`,
+    '',
+    classAndRollupTriggersSql(provider),
+    '',
+  ].join('\n');
 }
 
 /**
  * Fills the lines' class and both rollups from the rows already there (before the triggers exist): for the
- * migration that adds them, and for the scale benchmark's seeding, which writes rows in bulk first.
+ * scale benchmark's seeding, which writes rows in bulk first.
  */
 export function rollupBackfillSql(provider: DatabaseProvider): string {
   const cls = lineClass('t', 'TRUE', '"TrackingLine"."endedReason"');
   const day = (c: string) => dayOf(c, provider);
+  const tracker = trackerClassOf('"Tracker"');
   return [
+    `UPDATE "Tracker" SET "parcelGroup" = ${tracker.parcelGroup}, "attention" = ${tracker.attention}, "quietSince" = ${tracker.quietSince};`,
     `UPDATE "TrackingLine" SET ("parcelGroup", "syncState") = (SELECT ${cls.group}, ${cls.sync} FROM "Tracker" AS t WHERE t."id" = "TrackingLine"."trackerId") WHERE "trackerId" IS NOT NULL;`,
     `DELETE FROM "ShipmentCount";`,
     `INSERT INTO "ShipmentCount" (${shipmentCountKey}, "count") SELECT l."shopId", ${day('l."createdAt"')}, l."parcelGroup", l."syncState", COUNT(*) FROM "TrackingLine" AS l WHERE ${visible('l')} GROUP BY 1, 2, 3, 4;`,
     `DELETE FROM "DeliveryCount";`,
-    `INSERT INTO "DeliveryCount" (${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')}) SELECT t."shopId", ${day('t."createdAt"')}, t."provider", ${parcelGroupSql('t."status"', 't."statusDetail"')}, ${tenths('t')}, COUNT(*), SUM(COALESCE(t."transitSeconds", 0)), SUM(${flag('t."deliveredOnTime" IS NOT NULL')}), SUM(${flag('t."deliveredOnTime"')}), SUM(${flag('t."hadException"')}), SUM(${flag('t."hadFailedAttempt"')}) FROM "Tracker" AS t WHERE t."desired" = 'active' GROUP BY 1, 2, 3, 4, 5;`,
+    `INSERT INTO "DeliveryCount" (${deliveryCountKey}, ${deliveryMeasures.map(q).join(', ')}) SELECT t."shopId", ${day('t."createdAt"')}, t."provider", t."parcelGroup", ${tenths('t')}, COUNT(*), SUM(COALESCE(t."transitSeconds", 0)), SUM(${flag('t."deliveredOnTime" IS NOT NULL')}), SUM(${flag('t."deliveredOnTime"')}), SUM(${flag('t."hadException"')}), SUM(${flag('t."hadFailedAttempt"')}) FROM "Tracker" AS t WHERE t."desired" = 'active' GROUP BY 1, 2, 3, 4, 5;`,
   ].join('\n');
 }
 
@@ -338,16 +398,6 @@ export function rollupBackfillSql(provider: DatabaseProvider): string {
  */
 export function rebuildRollupsSql(provider: DatabaseProvider): string {
   return `DELETE FROM "ShipmentCountDelta";\nDELETE FROM "DeliveryCountDelta";\nDELETE FROM "CarrierCountDelta";\n${rollupBackfillSql(provider)}\n${carrierBackfillSql()}`;
-}
-
-/** What the migration that adds the rollups appends to the schema engine's DDL: the backfill. */
-export function rollupMigrationSql(provider: DatabaseProvider): string {
-  return `-- Rollups (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupBackfillSql(provider)}\n`;
-}
-
-/** What the migration that adds the delta tables appends: the triggers that write them. */
-export function rollupDeltasMigrationSql(provider: DatabaseProvider): string {
-  return `-- Rollup triggers (generated by src/shipments/rollups.ts: do not edit by hand)\n${rollupTriggersSql(provider)}\n`;
 }
 
 /* ------------------------------------------------------------------ folding the deltas in */

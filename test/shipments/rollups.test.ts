@@ -1,29 +1,48 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../src/db/client.js';
+import { createDatabase, type Database, type DatabaseClient } from '../../src/db/client.js';
+import { createMigration } from '../../tools/db/create-migration.js';
+import { applyMigrations } from '../../src/db/migrate.js';
 import { migrationsDirFor } from '../../src/db/paths.js';
 import {
-  attentionMigrationSql,
-  carrierCountMigrationSql,
+  carrierTriggersSql,
+  classAndRollupTriggersSql,
   compactRollups,
-  rollupDeltasMigrationSql,
-  rollupMigrationSql,
 } from '../../src/shipments/rollups.js';
 import {
+  statusClassChanges,
+  statusClassOf,
+  statusClassRows,
+  type StatusClassRow,
+  storedStatusClassRows,
+} from '../../src/shipments/status-classes.js';
+import {
+  finalStatuses,
+  groupByDetail,
   isFinalStatus,
   isTroubleStatus,
+  movingStatuses,
   parcelGroupOf,
+  parcelGroupStatuses,
   syncStateOf,
+  syncStates as lineSyncStates,
 } from '../../src/shipments/status-table.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import {
+  createEmptyTestDatabase,
+  createTestDatabase,
+  type TestDatabase,
+  testPostgresAdminUrl,
+} from '../helpers/database.js';
 import { createShop } from '../helpers/factories.js';
 
 /**
  * The rollups kept by database triggers (src/shipments/rollups.ts) against a recount from the rows, after
  * random sequences of the writes the app makes: lines and trackers created, statuses and sync states
- * changing, lines ended and re-pointed, trackers and lines deleted.
+ * changing, lines ended and re-pointed, trackers and lines deleted. The triggers are the live ones of the
+ * newest migration; the classification they read is the StatusClass table (src/shipments/status-classes.ts).
  */
 
 let db: TestDatabase;
@@ -37,46 +56,73 @@ afterAll(async () => {
   await db?.cleanup();
 });
 
-describe('the rollup migration', () => {
-  it('holds exactly the SQL that src/shipments/rollups.ts generates (the status table and triggers agree)', () => {
-    for (const [suffix, generate] of [
-      ['_shipment_rollups', rollupMigrationSql],
-      ['_rollup_deltas', rollupDeltasMigrationSql],
-      ['_tracker_attention', attentionMigrationSql],
-      ['_carrier_counts', carrierCountMigrationSql],
-    ] as const) {
-      for (const provider of ['sqlite', 'postgresql'] as const) {
-        const dir = migrationsDirFor(provider);
-        const folder = readdirSync(dir).find((name) => name.endsWith(suffix));
-        expect(folder, provider).toBeDefined();
-        const script = readFileSync(path.join(dir, folder!, 'migration.sql'), 'utf8');
-        expect(script.endsWith(`\n${generate(provider)}`), `${provider} ${suffix}`).toBe(true);
+/** Every code and detail the status table names, with no status, and a code in no list. */
+const tableCodes = [
+  ...new Set([...Object.values(parcelGroupStatuses).flat(), ...finalStatuses, ...movingStatuses]),
+];
+
+/** The live triggers' SQL text, by name. */
+async function liveTriggers(): Promise<Map<string, string>> {
+  const rows =
+    db.provider === 'postgresql'
+      ? await prisma.$queryRawUnsafe<Array<{ name: string; sql: string }>>(
+          `SELECT t.tgname AS "name", pg_get_triggerdef(t.oid) || ' ' || p.prosrc AS "sql"
+           FROM pg_trigger AS t JOIN pg_proc AS p ON p.oid = t.tgfoid WHERE NOT t.tgisinternal`,
+        )
+      : await prisma.$queryRawUnsafe<Array<{ name: string; sql: string }>>(
+          `SELECT name, sql FROM sqlite_master WHERE type = 'trigger'`,
+        );
+  return new Map(rows.map((r) => [r.name, r.sql]));
+}
+
+describe('the newest migration', () => {
+  it('holds the status table as StatusClass rows (else: npm run db:migration:create -- <name>)', async () => {
+    expect(await storedStatusClassRows(prisma)).toEqual(statusClassRows());
+  });
+
+  it('classifies every status and detail as the status table does', () => {
+    const rows = statusClassRows();
+    const details = [null, '', 'picked_up', ...Object.keys(groupByDetail)];
+    for (const status of [null, '', 'no_such_code', ...tableCodes]) {
+      for (const detail of details) {
+        const cls = statusClassOf(rows, status, detail);
+        expect(cls.parcelGroup, `${status} ${detail}`).toBe(parcelGroupOf(status, detail));
+        expect(cls.trouble, `${status} ${detail}`).toBe(isTroubleStatus(status, detail));
+        expect(cls.final, `${status} ${detail}`).toBe(isFinalStatus(status));
       }
     }
   });
-});
 
-describe('after every migration', () => {
-  it('every rollup and attention trigger exists (a SQLite migration that redefines a table drops its triggers)', async () => {
-    const names =
-      db.provider === 'postgresql'
-        ? (
-            await prisma.$queryRawUnsafe<Array<{ name: string }>>(
-              `SELECT tgname AS "name" FROM pg_trigger WHERE NOT tgisinternal`,
-            )
-          ).map((r) => r.name)
-        : (
-            await prisma.$queryRawUnsafe<Array<{ name: string }>>(
-              `SELECT name FROM sqlite_master WHERE type = 'trigger'`,
-            )
-          ).map((r) => r.name);
+  it('has every rollup, class and carrier trigger (a SQLite migration that redefines a table drops its triggers)', async () => {
+    const names = [...(await liveTriggers()).keys()];
     const expected = [
-      ...`${rollupDeltasMigrationSql(db.provider)}\n${attentionMigrationSql(db.provider)}\n${carrierCountMigrationSql(db.provider)}`.matchAll(
+      ...`${classAndRollupTriggersSql(db.provider)}\n${carrierTriggersSql(db.provider)}`.matchAll(
         /CREATE TRIGGER "([^"]+)"/g,
       ),
     ].map((m) => m[1]!);
-    expect(expected.length).toBeGreaterThanOrEqual(6);
+    expect(expected.length).toBeGreaterThanOrEqual(9);
     expect(names).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('has triggers that hold no status code: they read StatusClass', async () => {
+    const triggers = await liveTriggers();
+    // Words of the trackers' and lines' sync states, some of which are spelt like a status code.
+    const syncWords = new Set<string>([
+      ...lineSyncStates,
+      ...['pending', 'synced', 'failed', 'dead', 'active', 'removed', 'present', 'absent'],
+    ]);
+    const codes = new Set([...tableCodes, ...Object.keys(groupByDetail)].filter((c) => !syncWords.has(c)));
+    let reading = 0;
+    for (const [name, sql] of triggers) {
+      const literals = [...sql.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!);
+      expect(
+        literals.filter((l) => codes.has(l)),
+        name,
+      ).toEqual([]);
+      if (sql.includes('"StatusClass"')) reading += 1;
+    }
+    expect(triggers.size).toBeGreaterThan(0);
+    expect(reading).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -138,13 +184,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 const key = (...parts: Array<string | number>) => parts.join('|');
 
-async function recount(shopId: string) {
+async function recount(shopId: string, classes: readonly StatusClassRow[] = statusClassRows()) {
   const lines = await prisma.trackingLine.findMany({ where: { shopId }, include: { tracker: true } });
   const expected = new Map<string, number>();
   for (const line of lines) {
-    const group = line.tracker
-      ? parcelGroupOf(line.tracker.status, line.tracker.statusDetail)
-      : 'not_scanned';
+    const group = statusClassOf(
+      classes,
+      line.tracker?.status ?? null,
+      line.tracker?.statusDetail ?? null,
+    ).parcelGroup;
     const sync = syncStateOf(line.tracker, line.endedReason);
     // The columns the list filters on follow the tracker too.
     expect([line.parcelGroup, line.syncState]).toEqual([group, sync]);
@@ -180,15 +228,17 @@ async function recount(shopId: string) {
   expect(new Map([...counted].filter(([, n]) => n !== 0))).toEqual(carriers);
 }
 
-/** Tracker.attention and quietSince follow the status table's rules. */
-async function recheckAttention(shopId: string) {
+/** Tracker.parcelGroup, attention and quietSince follow the status table's rules. */
+async function recheckAttention(shopId: string, classes: readonly StatusClassRow[] = statusClassRows()) {
   for (const t of await prisma.tracker.findMany({ where: { shopId } })) {
+    const cls = statusClassOf(classes, t.status, t.statusDetail);
+    expect(t.parcelGroup).toBe(cls.parcelGroup);
     const expected =
       t.desired !== 'active'
         ? null
-        : isTroubleStatus(t.status, t.statusDetail)
+        : cls.trouble
           ? 'trouble'
-          : t.remote === 'present' && !isFinalStatus(t.status)
+          : t.remote === 'present' && !cls.final
             ? 'watch'
             : null;
     expect(t.attention, `${t.status} ${t.statusDetail} ${t.desired} ${t.remote}`).toBe(expected);
@@ -196,7 +246,11 @@ async function recheckAttention(shopId: string) {
   }
 }
 
-async function recountDeliveries(shopId: string, deleted: Map<string, number>) {
+async function recountDeliveries(
+  shopId: string,
+  deleted: Map<string, number>,
+  classes: readonly StatusClassRow[] = statusClassRows(),
+) {
   const trackers = await prisma.tracker.findMany({ where: { shopId, desired: 'active' } });
   const expected = new Map(deleted);
   for (const t of trackers) {
@@ -204,7 +258,7 @@ async function recountDeliveries(shopId: string, deleted: Map<string, number>) {
     const k = key(
       t.createdAt.toISOString().slice(0, 10),
       t.provider,
-      parcelGroupOf(t.status, t.statusDetail),
+      statusClassOf(classes, t.status, t.statusDetail).parcelGroup,
       tenths,
     );
     expected.set(k, (expected.get(k) ?? 0) + 1);
@@ -339,4 +393,211 @@ describe('rollups kept by triggers', () => {
       { numRuns: 25 },
     );
   });
+});
+
+describe('the README recipe "Add or regroup a status code"', () => {
+  it('on a scratch copy with rows: the generated forward migration moves the stored classes and their counts', async () => {
+    // A scratch database at the newest migration (the helpers below read `prisma`: pointed at it here).
+    const scratch = await createEmptyTestDatabase(db.provider);
+    const migrations = await mkdtemp(path.join(os.tmpdir(), 'tracksync_recipe_'));
+    const shared = prisma;
+    let database: Database | null = null;
+    try {
+      await applyMigrations(scratch.url);
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      const shop = await createShop(prisma);
+      const parcels: Array<[string | null, string | null]> = [
+        [null, null],
+        ['delayed', null],
+        ['held_at_customs', null],
+        ['label_created', null],
+        ['delivered', null],
+        ['in_transit', 'out_for_delivery'],
+        ['exception', null],
+      ];
+      for (const [i, [status, statusDetail]] of parcels.entries()) {
+        const tracker = await prisma.tracker.create({
+          data: {
+            shopId: shop.id,
+            trackingNumber: `R${i}`,
+            provider: i % 2 ? 'ups' : 'dhl',
+            orderKey: String(i),
+            remote: 'present',
+            syncState: 'synced',
+            status,
+            statusDetail,
+            createdAt: new Date(Date.UTC(2026, 10, 20 + (i % 3))),
+          },
+        });
+        for (const n of [0, 1].slice(0, 1 + (i % 2)))
+          await prisma.trackingLine.create({
+            data: {
+              shopId: shop.id,
+              fulfillmentId: `f${i}`,
+              orderId: `o${i}`,
+              trackingNumber: `R${i}-${n}`,
+              trackerId: tracker.id,
+            },
+          });
+      }
+      // A line waiting for its carrier, and part of the deltas already folded in.
+      await prisma.trackingLine.create({
+        data: { shopId: shop.id, fulfillmentId: 'f-wait', orderId: 'o-wait', trackingNumber: 'W1' },
+      });
+      await compactRollups(prisma, 7);
+      await recount(shop.id);
+      await recountDeliveries(shop.id, new Map());
+      await recheckAttention(shop.id);
+
+      // 1. The edit to src/shipments/status-table.ts (here its rows): `delayed` is no longer trouble but in
+      //    transit, the new `held_at_customs` an exception, `label_created` not scanned yet.
+      const regrouped: StatusClassRow[] = statusClassRows().map((r) =>
+        r.code === 'delayed'
+          ? { ...r, parcelGroup: 'in_transit', trouble: false }
+          : r.code === 'label_created'
+            ? { ...r, parcelGroup: 'not_scanned' }
+            : r,
+      );
+      regrouped.push({
+        code: 'held_at_customs',
+        detail: '',
+        parcelGroup: 'exception',
+        final: false,
+        trouble: true,
+      });
+      expect(statusClassOf(regrouped, 'held_at_customs', null)).not.toEqual(
+        statusClassOf(statusClassRows(), 'held_at_customs', null),
+      );
+
+      // 2. `npm run db:migration:create -- <name>` on a copy of the history: no schema change, the
+      //    status-class migration only, re-classifying the trackers of the three codes and no other.
+      await cp(migrationsDirFor(db.provider), migrations, { recursive: true });
+      const created = await createMigration('regroup statuses', db.provider, {
+        migrationsDir: migrations,
+        postgresAdminUrl: testPostgresAdminUrl(),
+        generated: statusClassChanges(regrouped),
+      });
+      expect(created.status).toBe('created');
+      if (created.status !== 'created') return;
+      expect(created.script.startsWith('-- Status classes')).toBe(true);
+      expect(created.script).toContain(`t."status" IN ('delayed', 'held_at_customs', 'label_created')`);
+      // No change to a status in no list ('*'): no look at the trackers of unknown codes.
+      expect(created.script).not.toContain('NOT EXISTS');
+      if (db.provider === 'sqlite') {
+        // Shop by shop on the (shopId, status) index: it costs the trackers that change, not the table
+        // (PostgreSQL plans the same nested loop once the table is not tiny).
+        const update = /^UPDATE "Tracker" SET [^\n]*\nWHERE "id" IN [^\n]*;$/m.exec(created.script)![0];
+        const plan = await prisma.$queryRawUnsafe<Array<{ detail: string }>>(
+          `EXPLAIN QUERY PLAN ${update.slice(0, -1)}`,
+        );
+        const steps = plan.map((r) => r.detail);
+        expect(steps).toContain('SEARCH t USING INDEX Tracker_shopId_status_idx (shopId=? AND status=?)');
+        expect(steps.filter((d) => /^SCAN (t|Tracker)\b/.test(d))).toEqual([]);
+      }
+
+      // 3. `npm run db:migrate` (the app's connections closed, as at a deploy): the forward migration
+      //    applies over the rows.
+      await database.close();
+      expect((await applyMigrations(scratch.url, { migrationsDir: migrations })).applied).toEqual([
+        created.name,
+      ]);
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      expect(await storedStatusClassRows(prisma)).toEqual(
+        [...regrouped].sort((a, b) =>
+          `${a.code}\u0000${a.detail}`.localeCompare(`${b.code}\u0000${b.detail}`),
+        ),
+      );
+
+      // The rows, the lines' and trackers' stored groups, the attention list and both rollups follow.
+      await recount(shop.id, regrouped);
+      await recountDeliveries(shop.id, new Map(), regrouped);
+      await recheckAttention(shop.id, regrouped);
+      while ((await compactRollups(prisma, 1000)) > 0);
+      await recount(shop.id, regrouped);
+      await recountDeliveries(shop.id, new Map(), regrouped);
+      // And the triggers classify the next writes by the new rows.
+      const [labelled] = await prisma.tracker.findMany({
+        where: { shopId: shop.id, status: 'label_created' },
+      });
+      await prisma.tracker.updateMany({ where: { id: labelled!.id }, data: { status: 'held_at_customs' } });
+      await recount(shop.id, regrouped);
+      await recountDeliveries(shop.id, new Map(), regrouped);
+      await recheckAttention(shop.id, regrouped);
+      expect((await prisma.tracker.findUnique({ where: { id: labelled!.id } }))?.attention).toBe('trouble');
+    } finally {
+      prisma = shared;
+      await database?.close();
+      await scratch.cleanup();
+      await rm(migrations, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('the status_classes migration', () => {
+  it('over rows written by the triggers before it: stored groups and counts carry on', async () => {
+    const scratch = await createEmptyTestDatabase(db.provider);
+    const before = await mkdtemp(path.join(os.tmpdir(), 'tracksync_before_'));
+    const shared = prisma;
+    let database: Database | null = null;
+    try {
+      // The history up to the migration that added StatusClass.
+      const dir = migrationsDirFor(db.provider);
+      const folders = (await readdir(dir)).filter((n) => /^\d{14}_/.test(n)).sort();
+      const at = folders.findIndex((n) => n.endsWith('_status_classes'));
+      expect(at).toBeGreaterThan(0);
+      await cp(path.join(dir, 'migration_lock.toml'), path.join(before, 'migration_lock.toml'));
+      for (const folder of folders.slice(0, at))
+        await cp(path.join(dir, folder), path.join(before, folder), { recursive: true });
+      await applyMigrations(scratch.url, { migrationsDir: before });
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      const shop = await createShop(prisma);
+      const parcels: Array<[string | null, string | null]> = [
+        [null, null],
+        ['delivered', null],
+        ['transit', 'failed_attempt'],
+        ['invalid_carrier', null],
+        ['something_new', null],
+      ];
+      for (const [i, [status, statusDetail]] of parcels.entries()) {
+        const tracker = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+          `INSERT INTO "Tracker" ("id", "shopId", "trackingNumber", "provider", "orderKey", "remote", "status", "statusDetail", "updatedAt")
+           VALUES ('t${i}', '${shop.id}', 'B${i}', 'dhl', '${i}', 'present', ${status === null ? 'NULL' : `'${status}'`}, ${statusDetail === null ? 'NULL' : `'${statusDetail}'`}, CURRENT_TIMESTAMP) RETURNING "id"`,
+        );
+        await prisma.trackingLine.create({
+          data: {
+            shopId: shop.id,
+            fulfillmentId: `f${i}`,
+            orderId: 'o',
+            trackingNumber: `B${i}`,
+            trackerId: tracker[0]!.id,
+          },
+        });
+      }
+      await compactRollups(prisma, 3);
+      await database.close();
+
+      // The newest history: the migration applies over the rows.
+      const applied = (await applyMigrations(scratch.url)).applied;
+      expect(applied[0]).toBe(folders[at]);
+      database = await createDatabase(scratch.url);
+      prisma = database.prisma;
+      await recount(shop.id);
+      await recountDeliveries(shop.id, new Map());
+      await recheckAttention(shop.id);
+      await prisma.tracker.updateMany({ where: { id: 't1' }, data: { status: 'exception' } });
+      await prisma.tracker.deleteMany({ where: { id: 't2' } });
+      const deleted = new Map([[key(new Date().toISOString().slice(0, 10), 'dhl', 'failed_attempt', -1), 1]]);
+      await recount(shop.id);
+      await recountDeliveries(shop.id, deleted);
+      await recheckAttention(shop.id);
+    } finally {
+      prisma = shared;
+      await database?.close();
+      await scratch.cleanup();
+      await rm(before, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

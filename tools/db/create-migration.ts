@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import { LOCKFILE, MIGRATION_FILE, type MigrationOptions, readMigrationsList } from '../../src/db/migrate.js';
 import { migrationsDirFor } from '../../src/db/paths.js';
 import type { DatabaseProvider } from '../../src/db/provider.js';
@@ -64,6 +65,12 @@ export interface CreateMigrationOptions extends MigrationOptions {
   timestamp?: string;
   /** PostgreSQL server on which the scratch database is created (default: local `postgres`). */
   postgresAdminUrl?: string;
+  /**
+   * SQL generated from the code for the data the history left (e.g. the status table's rows and the rows
+   * they classify: src/shipments/status-classes.ts), appended after the schema engine's DDL. It reads the
+   * scratch database at the end of the existing history; '' when the data needs no change.
+   */
+  generated?: (db: DatabaseClient, provider: DatabaseProvider) => Promise<string>;
 }
 
 export type CreateMigrationResult =
@@ -99,6 +106,7 @@ export async function createMigration(
     postgresAdminUrl: options.postgresAdminUrl,
   });
   let script: string | null;
+  let generated = '';
   try {
     script = await withSchemaEngine(
       { databaseUrl: scratch.url, schema, onLog: options.onLog },
@@ -114,9 +122,18 @@ export async function createMigration(
         return diff.exitCode === 2 ? (diff.stdout ?? '') : null;
       },
     );
+    if (options.generated) {
+      const database = await createDatabase(scratch.url);
+      try {
+        generated = await options.generated(database.prisma, provider);
+      } finally {
+        await database.close();
+      }
+    }
   } finally {
     await scratch.drop();
   }
+  if (generated !== '') script = `${script ?? ''}${script ? '\n' : ''}${generated}`;
   if (script === null) return { status: 'no-changes', provider };
 
   await mkdir(directory, { recursive: true });
