@@ -11,6 +11,7 @@ import {
 } from '../../vocabulary.js';
 import { api, apiFile } from '../api-client.js';
 import { failureToast, loadFailure } from '../components/load-failure.js';
+import { parcelActionLink } from '../components/parcel-action.js';
 import { adminOrderUrl, toast } from '../app-bridge.js';
 import { parcelBadge } from '../components/badges.js';
 import { code, h, replace } from '../dom.js';
@@ -341,7 +342,8 @@ export const shipmentsPage: PageModule = (context) => {
       { gap: 'small-400' },
       h('s-box', null, parcelBadge(row.parcel)),
       eventText ? h('s-text', { color: 'subdued' }, eventText) : null,
-      row.parcel.action ? h('s-text', { color: 'subdued' }, row.parcel.action) : null,
+      row.parcel.advice ? h('s-text', { color: 'subdued' }, row.parcel.advice) : null,
+      parcelActionLink(row.parcel.action),
       row.trackerId
         ? h(
             's-button',
