@@ -30,6 +30,12 @@ export {
 } from '../shipments/parcel-model.js';
 export { type SyncState, syncStateOf, syncStates } from '../shipments/status-table.js';
 
+/**
+ * Which shipments a count counts, said beside the Overview's figure and the Shipments page's total (both
+ * count the same rows): every tracking number on a fulfilment, a cancelled one included (shown cancelled).
+ */
+export const shipmentsCountedNote = 'Cancelled fulfilments included';
+
 /* ------------------------------------------------------------------ the sync */
 
 /** The sync filter: one state, or every shipment that needs the merchant. */
@@ -161,7 +167,12 @@ export function platformStatusWords(status: string): string {
 /* ------------------------------------------------------------------ the overview's health */
 
 export type HealthKey =
-  'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'needs_attention' | 'waiting_carrier';
+  | 'failed_trackers'
+  | 'failed_deliveries'
+  | 'store_writes_refused'
+  | 'needs_attention'
+  | 'waiting_carrier'
+  | 'not_followed';
 
 /** A health line's words for its count; `action` is the link's text when there is something to do. */
 export function healthWords(item: { key: HealthKey; count: number }): {
@@ -191,11 +202,19 @@ export function healthWords(item: { key: HealthKey; count: number }): {
         ? { text: 'No shipment is late or in trouble.', action: null }
         : { text: `${n} ${s('shipment is', 'shipments are')} late or in trouble.`, action: 'Look at them' };
     case 'waiting_carrier':
+      // Not "every carrier is matched": a parcel the service cannot follow has its own line below.
       return n === 0
-        ? { text: 'Every carrier is matched.', action: null }
+        ? { text: 'No shipment waits for its carrier to be chosen.', action: null }
         : {
             text: `${n} ${s('shipment waits', 'shipments wait')} for its carrier to be chosen.`,
             action: 'Map carriers',
+          };
+    case 'not_followed':
+      return n === 0
+        ? { text: 'The tracking service follows every tracked shipment.', action: null }
+        : {
+            text: `${n} ${s('shipment is', 'shipments are')} not followed by the tracking service (wrong carrier or number).`,
+            action: 'See what to do',
           };
   }
 }

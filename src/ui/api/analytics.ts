@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { type DeliverySums, deliverySums, transitP90Tenths } from '../../shipments/queries/analytics.js';
+import { shipmentCounts } from '../../shipments/queries/shipment-list.js';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { type ParcelGroup, parcelGroups } from '../vocabulary.js';
@@ -37,7 +38,13 @@ export interface Analytics {
   /** The first UTC day counted, 00:00, and now. */
   from: string;
   to: string;
+  /**
+   * The shipments of the period by parcel group, and `total.shipments` / `total.delivered`: the Shipments
+   * page's own counts for the same UTC days (`shipmentsFilter`), so the summary equals the rows it links
+   * to. A cancelled fulfilment counts, as a row of the Shipments page shown as cancelled.
+   */
   byStatus: Record<ParcelGroup, number>;
+  shipmentsFilter: { from: string; to: string };
   total: DeliveryFigures;
   carriers: CarrierAnalytics[];
 }
@@ -68,8 +75,8 @@ function figuresOf(sums: readonly DeliverySums[], p90Tenths: number | undefined)
 }
 
 /**
- * Delivery analytics over the shop's wanted trackers created in the last `days` UTC days (today
- * included): shipments by status, transit times, on-time rate against the service's estimate, exceptions
+ * Delivery analytics over the shop's shipments created in the last `days` UTC days (today included):
+ * shipments by status (the Shipments page's counts for those days, cancelled fulfilments included), transit times, on-time rate against the service's estimate, exceptions
  * and failed attempts, per carrier and in total. Sums of the DeliveryCount rollup, exact at any size. The
  * estimate's time zone is not stated by the service: a delivery counts as on time up to the end of that
  * day in UTC (src/shipments/delivery-facts.ts).
@@ -84,13 +91,14 @@ export async function deliveryAnalytics(
   const today = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
   const from = new Date(today - (days - 1) * dayMs);
   const range = { from: from.toISOString().slice(0, 10), to: now.toISOString().slice(0, 10) };
-  const [sums, p90] = await Promise.all([
+  const [sums, p90, cells] = await Promise.all([
     deliverySums(deps.prisma, shop.id, range),
     transitP90Tenths(deps.prisma, shop.id, range),
+    shipmentCounts(deps.prisma, shop.id, range),
   ]);
   const labels = await deps.carriers.labelsOf(sums.map((s) => s.provider));
   const byStatus = Object.fromEntries(parcelGroups.map((g) => [g, 0])) as Record<ParcelGroup, number>;
-  for (const s of sums) byStatus[s.parcelGroup] += s.shipments;
+  for (const c of cells) byStatus[c.parcelGroup] += c.count;
   const carriers = [...new Set(sums.map((s) => s.provider))]
     .map((provider) => ({
       provider,
@@ -106,7 +114,12 @@ export async function deliveryAnalytics(
     from: from.toISOString(),
     to: now.toISOString(),
     byStatus,
-    total: figuresOf(sums, p90.get(null)),
+    shipmentsFilter: range,
+    total: {
+      ...figuresOf(sums, p90.get(null)),
+      shipments: cells.reduce((n, c) => n + c.count, 0),
+      delivered: byStatus.delivered,
+    },
     carriers,
   };
 }

@@ -3,7 +3,12 @@ import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam, keysetPage } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
 import { codeWords, type ParcelAction, parcelOf } from '../../shipments/parcel-model.js';
-import { problemAdvice, problemKinds, type ProblemKind, problemWords } from '../../shipments/problem-words.js';
+import {
+  problemAdvice,
+  problemKinds,
+  type ProblemKind,
+  problemWords,
+} from '../../shipments/problem-words.js';
 import {
   type ProblemRules,
   type ProblemRulesInput,
@@ -110,7 +115,13 @@ export async function listProblems(
       const view = statusView(r.tracker.status, r.tracker.statusDetail);
       const parcel = parcelOf(r.tracker.status, r.tracker.statusDetail);
       const own = parcel.problem === kind || kind === 'tracking_problem';
-      const badge = view && { code: view.code, detail: view.detail, group: view.group, label: view.label, tone: view.tone };
+      const badge = view && {
+        code: view.code,
+        detail: view.detail,
+        group: view.group,
+        label: view.label,
+        tone: view.tone,
+      };
       return {
         id: r.id,
         kind,

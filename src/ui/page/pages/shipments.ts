@@ -8,6 +8,7 @@ import {
   type SyncFilter,
   syncFilterLabels,
   syncFilters,
+  shipmentsCountedNote,
 } from '../../vocabulary.js';
 import { api, apiFile } from '../api-client.js';
 import { failureToast, loadFailure } from '../components/load-failure.js';
@@ -232,7 +233,7 @@ export const shipmentsPage: PageModule = (context) => {
     summary.textContent =
       list.total === 0
         ? ''
-        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? (list.total === 1 ? ' matches' : ' match') : ''} · showing ${formatCount(first)}–${formatCount(last)}`;
+        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? (list.total === 1 ? ' matches' : ' match') : ''} · showing ${formatCount(first)}–${formatCount(last)} · ${shipmentsCountedNote}`;
     clear.hidden = !hasFilters(filters);
     if (list.rows.length === 0) {
       replace(
