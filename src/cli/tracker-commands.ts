@@ -134,13 +134,13 @@ export const trackersList = defineCommand({
             maxWidth: 40,
           },
           { header: 'ESTIMATE', value: (r) => r.estimatedDelivery },
-          { header: 'WHAT TO DO', value: (r) => r.parcel?.advice ?? null, maxWidth: 60 },
           {
             header: 'PROBLEM',
             value: (r) =>
               r.openProblems.map((p) => problemWords[p.kind as ProblemKind]?.label ?? p.kind).join(', ') ||
               null,
           },
+          { header: 'WHAT TO DO', value: (r) => r.parcel?.advice ?? null, maxWidth: 60 },
           {
             header: 'LAST ERROR',
             value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),

@@ -237,7 +237,8 @@ describe('shipment problems from the service’s statuses', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/STATUS\s+LAST EVENT\s+ESTIMATE\s+PROBLEM/);
     const returned = parcels.get('returned')!.number;
-    expect(text.stdout).toMatch(new RegExp(`${returned}.*return_to_sender`));
+    // The parcel model's label, as on the Shipments page (issue 32: not the raw code).
+    expect(text.stdout).toMatch(new RegExp(`${returned}.*Returned`));
     const json = JSON.parse(
       (await runCli(['trackers:list', '--shop', shop.domain, '--json'], env)).stdout,
     ) as {

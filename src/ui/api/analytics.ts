@@ -38,13 +38,14 @@ export interface Analytics {
   /** The first UTC day counted, 00:00, and now. */
   from: string;
   to: string;
-  /**
-   * The shipments of the period by parcel group, and `total.shipments` / `total.delivered`: the Shipments
-   * page's own counts for the same UTC days (`shipmentsFilter`), so the summary equals the rows it links
-   * to. A cancelled fulfilment counts, as a row of the Shipments page shown as cancelled.
-   */
   byStatus: Record<ParcelGroup, number>;
-  shipmentsFilter: { from: string; to: string };
+  /**
+   * The Overview's "Shipments" figure: the Shipments page's own count for the same UTC days (`filter`, its
+   * from/to), so the summary equals the rows it links to. A cancelled fulfilment counts, as a row of the
+   * Shipments page shown as cancelled (both pages say so). The delivery figures below are the wanted
+   * trackers' (transit, on time…).
+   */
+  shipments: { count: number; filter: { from: string; to: string } };
   total: DeliveryFigures;
   carriers: CarrierAnalytics[];
 }
@@ -75,8 +76,8 @@ function figuresOf(sums: readonly DeliverySums[], p90Tenths: number | undefined)
 }
 
 /**
- * Delivery analytics over the shop's shipments created in the last `days` UTC days (today included):
- * shipments by status (the Shipments page's counts for those days, cancelled fulfilments included), transit times, on-time rate against the service's estimate, exceptions
+ * Delivery analytics over the shop's wanted trackers created in the last `days` UTC days (today
+ * included), beside the Shipments page's count of those days (`shipments`): shipments by status, transit times, on-time rate against the service's estimate, exceptions
  * and failed attempts, per carrier and in total. Sums of the DeliveryCount rollup, exact at any size. The
  * estimate's time zone is not stated by the service: a delivery counts as on time up to the end of that
  * day in UTC (src/shipments/delivery-facts.ts).
@@ -98,7 +99,7 @@ export async function deliveryAnalytics(
   ]);
   const labels = await deps.carriers.labelsOf(sums.map((s) => s.provider));
   const byStatus = Object.fromEntries(parcelGroups.map((g) => [g, 0])) as Record<ParcelGroup, number>;
-  for (const c of cells) byStatus[c.parcelGroup] += c.count;
+  for (const s of sums) byStatus[s.parcelGroup] += s.shipments;
   const carriers = [...new Set(sums.map((s) => s.provider))]
     .map((provider) => ({
       provider,
@@ -114,12 +115,8 @@ export async function deliveryAnalytics(
     from: from.toISOString(),
     to: now.toISOString(),
     byStatus,
-    shipmentsFilter: range,
-    total: {
-      ...figuresOf(sums, p90.get(null)),
-      shipments: cells.reduce((n, c) => n + c.count, 0),
-      delivered: byStatus.delivered,
-    },
+    shipments: { count: cells.reduce((n, c) => n + c.count, 0), filter: range },
+    total: figuresOf(sums, p90.get(null)),
     carriers,
   };
 }

@@ -350,7 +350,15 @@ describe('GET /shipments/attention', () => {
       orderName: '#30',
       reason: 'late',
       label: 'No scan for 5 days',
-      status: { code: 'in_transit', detail: null, label: 'In transit', tone: 'transit', action: null },
+      status: {
+        code: 'in_transit',
+        detail: null,
+        group: 'in_transit',
+        label: 'In transit',
+        tone: 'transit',
+        advice: null,
+        action: null,
+      },
       lastEvent: { at: expect.any(String), message: 'Departed facility', location: 'Memphis, TN, US' },
       quietSince: expect.any(String),
       daysQuiet: 5,
@@ -625,7 +633,15 @@ describe('GET /shipments/:trackerId with a stored status', () => {
       estimatedDelivery: '2026-11-22',
     });
     expect(res.body.stored).toEqual({
-      status: { code: 'in_transit', detail: 'picked_up', label: 'Picked up', tone: 'transit', action: null },
+      status: {
+        code: 'in_transit',
+        detail: 'picked_up',
+        group: 'in_transit',
+        label: 'Picked up',
+        tone: 'transit',
+        advice: null,
+        action: null,
+      },
       estimatedDelivery: '2026-11-22',
       lastEventAt: '2026-11-19T09:30:00.000Z',
       lastEventMessage: 'Picked up',

@@ -259,7 +259,8 @@ export const overviewPage: PageModule = (context) => {
     const metrics = h(
       's-grid',
       { gridTemplateColumns: 'repeat(auto-fit, minmax(140px, 1fr))', gap: 'base' },
-      metric('Shipments', formatCount(total.shipments), 'shipments', shipmentsCountedNote),
+      // The Shipments page's own count for the period (the same rows its link lists).
+      metric('Shipments', formatCount(analytics.shipments.count), 'shipments', shipmentsCountedNote),
       metric('Delivered', formatCount(total.delivered), 'delivered'),
       metric('Average transit', formatDays(total.avgTransitDays), 'avg-transit'),
       metric(
