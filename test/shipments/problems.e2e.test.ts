@@ -146,7 +146,7 @@ describe('shipment problems from the service’s statuses', () => {
         id: string;
         kind: string;
         label: string;
-        todo: string;
+        advice: string;
         shipment: { trackingNumber: string };
       }>;
     };
@@ -157,7 +157,8 @@ describe('shipment problems from the service’s statuses', () => {
       label: 'Returning to sender',
       shipment: { trackingNumber: parcels.get('returned')!.number },
     });
-    expect(returning.todo).toMatch(/reshipment or a refund/);
+    // Issue 32: one piece of advice (`advice`, the parcel model's), no `todo` beside the status's action.
+    expect(returning.advice).toMatch(/reshipment or a refund/);
 
     const handled = await api(`/problems/${returning.id}/handled`, {
       method: 'POST',
