@@ -9,7 +9,11 @@ import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
-import { type FulfillmentPayload, fulfillmentNameOf, fulfillmentPayload } from '../trackers/fulfillment-payload.js';
+import {
+  type FulfillmentPayload,
+  fulfillmentNameOf,
+  fulfillmentPayload,
+} from '../trackers/fulfillment-payload.js';
 
 /**
  * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
