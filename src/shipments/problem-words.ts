@@ -49,7 +49,7 @@ export const problemWords: Record<ProblemKind, { label: string; todo: string }> 
   },
   tracking_problem: {
     label: 'Tracking problem',
-    todo: 'The tracking service cannot follow this number: check the number and the carrier.',
+    todo: 'The tracking service cannot follow it: for a wrong carrier, map it in Settings → Carrier mapping; for a wrong number, correct it on the fulfilment in the store.',
   },
 };
 

@@ -35,6 +35,7 @@ const parcel: ShipmentFacts = {
   carrier: 'UPS',
   status: 'in_transit',
   statusDetail: 'Departed from facility',
+  statusLabel: 'In transit',
   estimatedDelivery: '2026-11-20',
   trackingPageUrl: 'https://flow-shop.myshopify.com/apps/track?tracking=1Z999AA10123456784',
 };
