@@ -42,9 +42,6 @@ export const shipmentsCountedNote = 'Cancelled fulfilments included';
 export const syncFilters = ['problem', ...syncStates] as const;
 export type SyncFilter = (typeof syncFilters)[number];
 
-/** The sync states that need the merchant whatever the parcel says. */
-export const problemSyncStates: readonly SyncState[] = ['failed', 'waiting_carrier'];
-
 /**
  * The lines that need the merchant ("Needs action"): a failed tracker, a line waiting for its carrier, or a
  * tracked parcel the service cannot follow (a wrong carrier or number: the model's not_followed group).
