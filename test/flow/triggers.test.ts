@@ -107,6 +107,8 @@ describe('the Flow trigger extensions', () => {
       Carrier: 'UPS',
       Status: 'in_transit',
       'Status detail': 'Departed from facility',
+      // Issue 32: the status as the app's pages say it (the parcel model's label).
+      'Status in words': 'In transit',
       'Estimated delivery': '2026-11-20',
       'Tracking page URL': 'https://flow-shop.myshopify.com/apps/track?tracking=1Z999AA10123456784',
       'Problem kind': 'past_estimate',
