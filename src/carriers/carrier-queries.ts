@@ -1,4 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
+import { countOf, queryRows, SqlParams } from '../db/sql.js';
 
 /**
  * The carrier names a shop's lines carry, with how many lines each and how many of them wait for a carrier
@@ -73,4 +74,26 @@ export async function seenCarriers(
   const carriers = [...byKey.values()].map(({ most: _most, ...carrier }) => carrier);
   const more = keys.length > limit || (rows.length > spellingsPerPage && shown.length === keys.length);
   return { carriers, next: more ? shown[shown.length - 1]! : null };
+}
+
+/**
+ * Per carrier key, the shop's tracked lines the tracking service cannot follow because of their carrier
+ * (`codes`: the parcel model's statuses whose action is a carrier mapping: invalid_carrier…): one grouped
+ * read of the shop's not_followed lines through (shopId, parcelGroup, createdAt, id).
+ */
+export async function carrierNotFollowed(
+  prisma: DatabaseClient,
+  shopId: string,
+  keys: readonly string[],
+  codes: readonly string[],
+): Promise<Map<string, number>> {
+  if (keys.length === 0 || codes.length === 0) return new Map();
+  const p = SqlParams.for(prisma);
+  const sql = `SELECT l."carrierKey" AS "key", COUNT(*) AS "n"
+    FROM "TrackingLine" AS l JOIN "Tracker" AS t ON t."id" = l."trackerId"
+    WHERE l."shopId" = ${p.text(shopId)} AND l."parcelGroup" = 'not_followed' AND l."active"
+      AND t."desired" = 'active' AND t."status" IN ${p.texts(codes)} AND l."carrierKey" IN ${p.texts(keys)}
+    GROUP BY l."carrierKey"`;
+  const rows = await queryRows<{ key: string; n: unknown }>(prisma, sql, p);
+  return new Map(rows.map((r) => [r.key, countOf(r.n)]));
 }

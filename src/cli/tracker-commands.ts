@@ -12,7 +12,9 @@ import {
   stringOption,
 } from './command.js';
 import { formatTable, printResult, printTable } from './output.js';
+import { estimateOf } from '../shipments/estimates.js';
 import { type ProblemKind, problemWords } from '../shipments/problem-words.js';
+import { parcelOf } from '../shipments/parcel-model.js';
 
 export const trackersList = defineCommand({
   name: 'trackers:list',
@@ -61,6 +63,8 @@ export const trackersList = defineCommand({
           select: { kind: true, since: true },
           orderBy: { since: 'asc' },
         },
+        // The line it ended with, if every line ended in the store (a cancelled fulfilment).
+        lines: { select: { active: true, endedReason: true }, orderBy: { active: 'desc' }, take: 1 },
       },
     });
     const waitingGroups = await app.prisma.trackingLine.groupBy({
@@ -77,28 +81,37 @@ export const trackersList = defineCommand({
       .map((g) => ({ carrierName: g.carrierName, lines: g._count._all }))
       .sort((a, b) => b.lines - a.lines || (a.carrierName ?? '').localeCompare(b.carrierName ?? ''));
 
-    const rows = trackers.map((t) => ({
-      id: t.id,
-      trackingNumber: t.trackingNumber,
-      provider: t.provider,
-      orderKey: t.orderKey,
-      desired: t.desired,
-      remote: t.remote,
-      syncState: t.syncState,
-      /** The parcel as the service last said: its status, last event and estimate. */
-      status: t.status,
-      statusDetail: t.statusDetail,
-      lastEventAt: t.lastEventAt,
-      lastEventMessage: t.lastEventMessage,
-      estimatedDelivery: t.estimatedDelivery,
-      /** Open shipment problems (src/shipments/problems.ts), oldest first. */
-      openProblems: t.problems.map((p) => ({ kind: p.kind, since: p.since })),
-      attempts: t.attempts,
-      lastErrorReason: t.lastErrorReason,
-      lastError: t.lastError,
-      lastErrorAt: t.lastErrorAt,
-      syncedAt: t.syncedAt,
-    }));
+    const rows = trackers.map((t) => {
+      const ended = t.lines[0] && !t.lines[0].active ? t.lines[0].endedReason : null;
+      // The parcel as every view tells it (the parcel model): its label, advice and estimate.
+      const view = t.status || ended ? parcelOf(t.status, t.statusDetail, ended) : null;
+      const estimate = estimateOf(t, ended);
+      return {
+        id: t.id,
+        trackingNumber: t.trackingNumber,
+        provider: t.provider,
+        orderKey: t.orderKey,
+        desired: t.desired,
+        remote: t.remote,
+        syncState: t.syncState,
+        /** The parcel as the service last said: its status, last event and estimate. */
+        status: t.status,
+        statusDetail: t.statusDetail,
+        lastEventAt: t.lastEventAt,
+        lastEventMessage: t.lastEventMessage,
+        /** The estimate as the Shipments page shows it (none for a cancelled or unfollowed parcel). */
+        estimatedDelivery: estimate && !estimate.predicted ? estimate.date : null,
+        /** The parcel in words: the same label, advice and action as the Shipments page. */
+        parcel: view && { label: view.label, advice: view.advice, action: view.action },
+        /** Open shipment problems (src/shipments/problems.ts), oldest first. */
+        openProblems: t.problems.map((p) => ({ kind: p.kind, since: p.since })),
+        attempts: t.attempts,
+        lastErrorReason: t.lastErrorReason,
+        lastError: t.lastError,
+        lastErrorAt: t.lastErrorAt,
+        syncedAt: t.syncedAt,
+      };
+    });
     const result = { shop: shop.domain, total, trackers: rows, waitingForCarrier: waiting };
     return printResult(app.io, input.json, result, () => {
       printTable(
@@ -111,7 +124,7 @@ export const trackersList = defineCommand({
           { header: 'REMOTE', value: (r) => r.remote },
           { header: 'SYNC', value: (r) => r.syncState },
           { header: 'ATTEMPTS', value: (r) => r.attempts, align: 'right' },
-          { header: 'STATUS', value: (r) => r.status },
+          { header: 'STATUS', value: (r) => r.parcel?.label ?? null, maxWidth: 40 },
           {
             header: 'LAST EVENT',
             value: (r) =>
@@ -127,6 +140,7 @@ export const trackersList = defineCommand({
               r.openProblems.map((p) => problemWords[p.kind as ProblemKind]?.label ?? p.kind).join(', ') ||
               null,
           },
+          { header: 'WHAT TO DO', value: (r) => r.parcel?.advice ?? null, maxWidth: 60 },
           {
             header: 'LAST ERROR',
             value: (r) => (r.lastErrorReason ? `${r.lastErrorReason}: ${r.lastError ?? ''}` : r.lastError),

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { DatabaseClient, Tx } from '../db/client.js';
 import type { BalanceForecast } from '../shipments/balance-forecast.js';
 import { type ProblemKind, problemKinds } from '../shipments/problem-words.js';
-import { isFinalStatus, parcelGroupOf } from '../shipments/status-table.js';
+import { estimateOf } from '../shipments/estimates.js';
+import { isFinalStatus, parcelGroupOf, parcelOf as parcelModelOf } from '../shipments/parcel-model.js';
 import { storeTrackingUrl } from '../shipments/tracking-links.js';
 import { fulfillmentGid } from '../shopify/fulfillment-events.js';
 import {
@@ -42,9 +43,16 @@ export interface TrackerRef {
   shopId: string;
 }
 
-/** The estimate the shopper sees: the service's, else the predicted one. */
+/** The estimate shown everywhere (the parcel model's rule: none for a parcel the service cannot follow). */
 function shownEstimate(state: ShipmentState): string | null {
-  return state.estimatedDelivery ?? state.predictedDelivery ?? null;
+  return (
+    estimateOf({
+      status: state.status,
+      statusDetail: state.statusDetail,
+      estimatedDelivery: state.estimatedDelivery,
+      predictedDelivery: state.predictedDelivery ?? null,
+    })?.date ?? null
+  );
 }
 
 function key(...parts: Array<string | null | undefined>): string {
@@ -129,6 +137,7 @@ function factsOf(parcel: Parcel, line: Parcel['lines'][number], state: ShipmentS
     carrier: line.carrierName?.trim() || parcel.provider,
     status: state.status ?? '',
     statusDetail: state.statusDetail,
+    statusLabel: state.status ? parcelModelOf(state.status, state.statusDetail).label : '',
     estimatedDelivery: shownEstimate(state),
     trackingPageUrl: storeTrackingUrl(parcel.domain, parcel.trackingNumber),
   };

@@ -33,6 +33,8 @@ export interface ShipmentFacts {
   /** The parcel's status code (lower case: in_transit, delivered, exception…); empty when none yet. */
   status: string;
   statusDetail: string | null;
+  /** The status in words, as every page of the app says it (the parcel model's label). */
+  statusLabel: string;
   /** The estimated delivery the shopper sees (a date text), if any. */
   estimatedDelivery: string | null;
   /** The store's tracking page for this parcel. */
@@ -98,6 +100,11 @@ const shipmentFields: readonly FlowField[] = [
   },
   {
     type: 'single_line_text_field',
+    key: 'Status in words',
+    description: 'The parcel’s status as the app’s pages say it (In transit, Not followed: wrong carrier…).',
+  },
+  {
+    type: 'single_line_text_field',
     key: 'Estimated delivery',
     description: 'The estimated delivery date as the tracking service gives it, empty when there is none.',
   },
@@ -117,6 +124,7 @@ function shipmentPayload(s: ShipmentFacts): Record<string, string | number> {
     Carrier: line(s.carrier),
     Status: line(s.status),
     'Status detail': line(s.statusDetail),
+    'Status in words': line(s.statusLabel),
     'Estimated delivery': line(s.estimatedDelivery),
     'Tracking page URL': s.trackingPageUrl,
   };

@@ -10,7 +10,11 @@ import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
-import { type FulfillmentPayload, fulfillmentPayload } from '../trackers/fulfillment-payload.js';
+import {
+  type FulfillmentPayload,
+  fulfillmentNameOf,
+  fulfillmentPayload,
+} from '../trackers/fulfillment-payload.js';
 
 /**
  * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
@@ -54,7 +58,7 @@ export interface GraphqlOrder {
   shippingAddress: { zip: string | null; countryCodeV2: string | null } | null;
   fulfillments: Array<{
     legacyResourceId: string;
-    /** #1001.1; absent from older answers (the order's name stands in). */
+    /** #1001.1; absent from older answers (made from the order's name: fulfillmentNameOf). */
     name?: string | null;
     status: string;
     createdAt: string | null;
@@ -151,10 +155,12 @@ export function toFulfillmentPayload(
   order: GraphqlOrder,
   fulfillment: GraphqlOrder['fulfillments'][number],
 ): FulfillmentPayload {
+  // Named as the platform names it (#1001.1), also where the answer leaves the name out.
+  const position = order.fulfillments.indexOf(fulfillment) + 1;
   const parsed = fulfillmentPayload.safeParse({
     id: fulfillment.legacyResourceId,
     order_id: order.legacyResourceId,
-    name: fulfillment.name ?? order.name,
+    name: fulfillment.name ?? fulfillmentNameOf(order.name, position),
     email: order.email ?? null,
     status: fulfillment.status,
     updated_at: fulfillment.updatedAt,

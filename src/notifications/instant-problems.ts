@@ -1,3 +1,4 @@
+import { codeWords } from '../shipments/parcel-model.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import { queryRows, SqlParams } from '../db/sql.js';
 import { safeReason } from '../errors/safe-reason.js';
@@ -87,7 +88,8 @@ export async function postInstantProblems(deps: InstantDeps, limit: number): Pro
         .map((r) => ({
           kind: r.kind as ProblemKind,
           trackingNumber: r.tracker.trackingNumber,
-          detail: r.detail,
+          // In words (a problem stored before the words were the parcel model's may hold a bare code).
+          detail: codeWords(r.detail) ?? r.detail,
         }));
       const reason = await post(
         deps,

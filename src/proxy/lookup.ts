@@ -10,8 +10,8 @@ import { isFinalStatus } from '../shipments/status.js';
 import { storedEventsOf } from '../shipments/status.js';
 import { arrivalEstimateOf, type Estimate } from '../shipments/estimates.js';
 import { customerEmailHash, plausibleEmail } from '../lib/email-hash.js';
-import { type ParcelGroup, parcelGroupOf } from '../shipments/status-table.js';
-import { type Progress, progressOf } from '../shipments/shopper-progress.js';
+import { type ParcelGroup, parcelOf as modelParcelOf, shopperProgressOf } from '../shipments/parcel-model.js';
+import type { Progress } from '../shipments/shopper-progress.js';
 
 /** One item of a parcel, as the store's order names it (read at lookup time, never stored). */
 export interface ShopperItem {
@@ -104,18 +104,17 @@ export function parcelOf(line: ShopperLineRow, labels: Map<string, string>): Sho
   const events = storedEventsOf(tracker?.events ?? null)
     .map((e) => ({ at: e.at, message: e.message, location: e.location }))
     .reverse();
+  // The parcel as every view tells it (the parcel model): its group, the shopper's step and trouble.
+  const parcel = modelParcelOf(tracker?.status, tracker?.statusDetail);
   return {
     trackingNumber: line.trackingNumber,
-    group: parcelGroupOf(tracker?.status, tracker?.statusDetail),
-    progress: progressOf(tracker?.status, tracker?.statusDetail, events.length > 0),
+    group: parcel.group,
+    progress: shopperProgressOf(parcel, events.length > 0),
     carrier: label ?? line.carrierName,
     lastMile: tracker?.deliveryNumber
       ? { number: tracker.deliveryNumber, carrier: tracker.deliveryProvider }
       : null,
-    deliveredAt:
-      parcelGroupOf(tracker?.status, tracker?.statusDetail) === 'delivered'
-        ? (tracker?.deliveredAt?.toISOString() ?? null)
-        : null,
+    deliveredAt: parcel.group === 'delivered' ? (tracker?.deliveredAt?.toISOString() ?? null) : null,
     orderId: line.orderId,
     fulfillmentId: line.fulfillmentId,
     items: null,

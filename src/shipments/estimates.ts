@@ -10,7 +10,7 @@ import {
   type TransitKey,
 } from './queries/analytics-transit.js';
 import type { StoredEvent } from './status.js';
-import { isFinalStatus, parcelGroupOf } from './status-table.js';
+import { isFinalStatus, parcelOf } from './parcel-model.js';
 
 /**
  * Delivery estimates. The service's own (Tracker.estimatedDelivery) is kept as given; where it gives none,
@@ -42,24 +42,25 @@ export type EstimateSource = Pick<
 >;
 
 /**
- * The estimate the merchant sees: the service's, else the predicted one; none at all for a tracker the
- * service cannot follow (a tracking problem: group not_followed).
+ * The estimate the merchant sees: the service's, else the predicted one; none at all where the parcel
+ * model says an estimate means nothing (a tracker the service cannot follow, a cancelled parcel), nor for a
+ * line that ended in the store (`ended`: its fulfilment or order cancelled, its number removed).
  */
-export function estimateOf(parcel: EstimateSource): Estimate | null {
-  if (parcelGroupOf(parcel.status, parcel.statusDetail) === 'not_followed') return null;
+export function estimateOf(parcel: EstimateSource, ended: string | null = null): Estimate | null {
+  if (ended || !parcelOf(parcel.status, parcel.statusDetail).estimates) return null;
   if (parcel.estimatedDelivery) return { date: parcel.estimatedDelivery, predicted: false };
   if (parcel.predictedDelivery) return { date: parcel.predictedDelivery, predicted: true };
   return null;
 }
 
 /** The estimate the shopper sees: as the merchant's, but only for a parcel still on its way. */
-export function arrivalEstimateOf(parcel: EstimateSource): Estimate | null {
-  return isFinalStatus(parcel.status) ? null : estimateOf(parcel);
+export function arrivalEstimateOf(parcel: EstimateSource, ended: string | null = null): Estimate | null {
+  return isFinalStatus(parcel.status) ? null : estimateOf(parcel, ended);
 }
 
 /** Whether a parcel in this status gets a predicted estimate: on its way, and followed by the service. */
 export function predictable(status: string | null, statusDetail: string | null): boolean {
-  return !isFinalStatus(status) && parcelGroupOf(status, statusDetail) !== 'not_followed';
+  return !isFinalStatus(status) && parcelOf(status, statusDetail).estimates;
 }
 
 /** The start of the transit plus the median transit, as a UTC date (YYYY-MM-DD). */

@@ -1,21 +1,13 @@
 /**
- * The kinds of shipment problem (src/shipments/problems.ts) and what each means for the merchant: plain
- * TypeScript with no imports, so the page's bundle says them exactly as the API, the digest and the CLI do.
+ * The kinds of shipment problem (src/shipments/problems.ts; the list is the parcel model's) and what each
+ * means for the merchant: plain TypeScript whose only import is the import-free model, so the page's bundle
+ * says them exactly as the API, the digest and the CLI do. Where a parcel's status has advice of its own
+ * (the model's row: a tracker the service cannot follow), that advice is the problem's (`problemAdvice`).
  */
 
-export const problemKinds = [
-  'not_picked_up',
-  'stalled',
-  'past_estimate',
-  'slower_than_usual',
-  'carrier_exception',
-  'failed_attempt',
-  'on_hold',
-  'returning',
-  'waiting_pickup',
-  'tracking_problem',
-] as const;
-export type ProblemKind = (typeof problemKinds)[number];
+import type { ProblemKind } from './parcel-model.js';
+
+export { problemKinds, type ProblemKind } from './parcel-model.js';
 
 /** What each kind means for the merchant, and what to do: the pages, the digest and the CLI say it alike. */
 export const problemWords: Record<ProblemKind, { label: string; todo: string }> = {
@@ -57,6 +49,23 @@ export const problemWords: Record<ProblemKind, { label: string; todo: string }> 
   },
   tracking_problem: {
     label: 'Tracking problem',
-    todo: 'The tracking service cannot follow this number: check the number and the carrier.',
+    todo: 'The tracking service cannot follow it: for a wrong carrier, map it in Settings → Carrier mapping; for a wrong number, correct it on the fulfilment in the store.',
   },
 };
+
+/** The kinds a parcel's status raises (the others come from time passing: not the status's advice). */
+const statusKinds: readonly ProblemKind[] = [
+  'carrier_exception',
+  'failed_attempt',
+  'on_hold',
+  'returning',
+  'tracking_problem',
+];
+
+/**
+ * The one piece of advice for a problem of this kind on a parcel: the parcel's own (its status row's in
+ * the model, e.g. "map this carrier…" for a wrong carrier) for a kind its status raised, else the kind's.
+ */
+export function problemAdvice(kind: ProblemKind, parcel: { advice: string | null } | null): string {
+  return (statusKinds.includes(kind) ? parcel?.advice : null) ?? problemWords[kind].todo;
+}

@@ -1,7 +1,7 @@
 import { addBusinessDays, endOfLocalDay, knownTimeZone } from '../lib/business-days.js';
 import { type ProblemRulesInput, problemRulesSchema } from '../settings/problem-rules.js';
 import { type ProblemKind, problemKinds } from './problem-words.js';
-import { normaliseStatusCode, type ParcelGroup, parcelGroupOf } from './status-table.js';
+import { codeWords, parcelOf } from './parcel-model.js';
 
 /**
  * Shipment problems: what a merchant wants to hear about before the shopper writes in. Each kind has a
@@ -93,19 +93,14 @@ export interface Detection {
   nextCheckAt: Date | null;
 }
 
-const statusKinds: Readonly<Record<string, ProblemKind>> = {
-  on_hold: 'on_hold',
-  return_to_sender: 'returning',
-  returned: 'returning',
-};
-
 /** The parcel's problems now, by the shop's rules and time zone. */
 export function detectProblems(
   facts: ProblemFacts,
   shop: { timezone: string; rules: ProblemRules },
   now: Date,
 ): Detection {
-  const group: ParcelGroup = parcelGroupOf(facts.status, facts.statusDetail);
+  const parcel = parcelOf(facts.status, facts.statusDetail);
+  const group = parcel.group;
   if (facts.desired !== 'active' || facts.remote === 'absent' || group === 'ended')
     return { open: [], closeReason: 'ended', nextCheckAt: null };
   if (group === 'delivered') return { open: [], closeReason: 'delivered', nextCheckAt: null };
@@ -115,7 +110,9 @@ export function detectProblems(
   const deadlines: Date[] = [];
   // The episode a status belongs to: the event that brought it, else when the service took the tracker.
   const anchor = facts.lastEventAt ?? facts.syncedAt ?? facts.createdAt;
-  const detail = facts.lastEventMessage ?? facts.statusDetail ?? facts.status;
+  // In the merchant's words: the carrier's message, else the model's label of the detail or status.
+  const detail =
+    facts.lastEventMessage ?? codeWords(facts.statusDetail) ?? (facts.status ? parcel.label : null);
   const add = (kind: ProblemKind, since: Date) => {
     if (shop.rules[kind].on) open.push({ kind, since, detail });
   };
@@ -127,13 +124,11 @@ export function detectProblems(
     else deadlines.push(due);
   };
 
-  const code = normaliseStatusCode(facts.status);
-  if (group === 'not_followed') add('tracking_problem', anchor);
-  else if (group === 'failed_attempt') add('failed_attempt', anchor);
-  else if (group === 'exception') add(statusKinds[code] ?? 'carrier_exception', anchor);
-  else if (group === 'ready_for_pickup') waiting('waiting_pickup', anchor);
-  else if (group === 'not_scanned' || group === 'info_received') waiting('not_picked_up', facts.createdAt);
-  else waiting('stalled', anchor);
+  // The kind the parcel's status raises is its row's in the model; the waiting kinds open after days.
+  const kind = parcel.problem;
+  if (kind === 'waiting_pickup' || kind === 'stalled') waiting(kind, anchor);
+  else if (kind === 'not_picked_up') waiting(kind, facts.createdAt);
+  else if (kind !== null) add(kind, anchor);
 
   // Slower than usual: moving for longer than 9 in 10 of the shop's parcels of this carrier and country.
   const moving = group === 'in_transit' || group === 'out_for_delivery';

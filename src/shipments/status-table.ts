@@ -1,145 +1,35 @@
 /**
- * What every parcel status means, in one table: its group (what the merchant filters and counts by), and
- * whether it is final (polling stops) or trouble (the merchant should look). The TypeScript rules below
- * and the SQL that the shipments' facets, the daily rollups and the analytics run (`parcelGroupSql`,
- * `syncStateSql`) are both generated from these lists, so the attention list, the filters, the counts and
- * the analytics can never classify a status two ways.
+ * The status table's SQL: the rules of the parcel model (src/shipments/parcel-model.ts, one row per status
+ * code) as the SQL that the shipments' facets, the daily rollups and the analytics run (`parcelGroupSql`,
+ * `syncStateSql`, `attentionSql`), generated from the model's rows, so the attention list, the filters, the
+ * counts and the analytics can never classify a status two ways; and the sync states of a shipment line.
  *
- * Plain TypeScript with no imports: the page's bundle uses it too (through src/ui/vocabulary.ts).
- *
- * Stored statuses are already normalised (lower case, `_` for spaces and hyphens: `normaliseStatusCode`);
- * a status in none of the lists is a parcel still moving: in transit.
+ * Plain TypeScript whose only import is the model (itself import-free): the page's bundle uses it too.
  */
 
-/** The parcel's status in groups the merchant filters by. */
-export const parcelGroups = [
-  'not_scanned',
-  'info_received',
-  'in_transit',
-  'out_for_delivery',
-  'ready_for_pickup',
-  'failed_attempt',
-  'exception',
-  'not_followed',
-  'delivered',
-  'ended',
-] as const;
-export type ParcelGroup = (typeof parcelGroups)[number];
+import {
+  finalStatuses,
+  groupByDetail,
+  movingStatuses,
+  parcelGroupStatuses,
+  troubleGroups,
+} from './parcel-model.js';
 
-/**
- * Which status codes make each group. `not_followed` holds the service's own tracker states (the
- * service cannot or no longer follows the tracker: a wrong number or carrier, expired, deleted): a
- * tracking problem for the merchant, never a parcel exception.
- */
-export const parcelGroupStatuses: Record<Exclude<ParcelGroup, 'in_transit'>, readonly string[]> = {
-  not_scanned: ['pending', 'pending_trackship', 'unknown'],
-  info_received: ['info_received', 'label_created', 'label_printed', 'pre_transit'],
-  out_for_delivery: ['out_for_delivery'],
-  ready_for_pickup: ['available_for_pickup', 'ready_for_pickup'],
-  // The service's `failure` is "Delivery Failure": a failed delivery attempt.
-  failed_attempt: ['attempt_fail', 'failed_attempt', 'failure', 'delivery_attempted'],
-  exception: [
-    'exception',
-    'error',
-    'failed',
-    'delayed',
-    'on_hold',
-    'undeliverable',
-    'return_to_sender',
-    'returned',
-  ],
-  not_followed: [
-    'connection_issue',
-    'invalid_tracking',
-    'invalid_carrier',
-    'carrier_unsupported',
-    'expired',
-    'deleted',
-  ],
-  delivered: ['delivered'],
-  ended: ['cancelled', 'canceled', 'label_cancelled'],
-};
-
-/** Moving statuses whose detail names a group of its own (the service keeps in_transit for them). */
-export const movingStatuses: readonly string[] = ['in_transit', 'transit'];
-export const groupByDetail: Readonly<Partial<Record<string, ParcelGroup>>> = {
-  out_for_delivery: 'out_for_delivery',
-  available_for_pickup: 'ready_for_pickup',
-  ready_for_pickup: 'ready_for_pickup',
-  attempt_fail: 'failed_attempt',
-  failed_attempt: 'failed_attempt',
-  delivery_attempted: 'failed_attempt',
-};
-
-/**
- * Final: the parcel's story is over, or the service will not follow this tracker (a number or carrier
- * it cannot follow: mapping the carrier again makes a new tracker), so polling stops.
- */
-export const finalStatuses: readonly string[] = [
-  'delivered',
-  'returned',
-  'return_to_sender',
-  'expired',
-  'cancelled',
-  'canceled',
-  'label_cancelled',
-  'deleted',
-  'invalid_tracking',
-  'invalid_carrier',
-  'carrier_unsupported',
-];
-
-/** The groups that need the merchant: the attention list, the health line, the analytics' trouble. */
-export const troubleGroups: readonly ParcelGroup[] = ['failed_attempt', 'exception', 'not_followed'];
-
-/** How the admin's badges read a group. */
-export type StatusTone = 'pending' | 'transit' | 'delivered' | 'exception' | 'ended';
-export const parcelGroupStatusTones: Record<ParcelGroup, StatusTone> = {
-  not_scanned: 'pending',
-  info_received: 'pending',
-  in_transit: 'transit',
-  out_for_delivery: 'transit',
-  ready_for_pickup: 'transit',
-  failed_attempt: 'exception',
-  exception: 'exception',
-  not_followed: 'exception',
-  delivered: 'delivered',
-  ended: 'ended',
-};
-
-export function normaliseStatusCode(value: string | null | undefined): string {
-  return (value ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-}
-
-const groupOfCode = new Map<string, ParcelGroup>(
-  Object.entries(parcelGroupStatuses).flatMap(([group, codes]) =>
-    codes.map((code) => [code, group as ParcelGroup] as const),
-  ),
-);
-const finalCodes = new Set(finalStatuses);
-
-/** The group of a status (and its detail); no status read yet: not_scanned. */
-export function parcelGroupOf(status: string | null | undefined, detail?: string | null): ParcelGroup {
-  const code = normaliseStatusCode(status);
-  if (code === '') return 'not_scanned';
-  if (movingStatuses.includes(code)) {
-    const byDetail = groupByDetail[normaliseStatusCode(detail)];
-    if (byDetail) return byDetail;
-  }
-  return groupOfCode.get(code) ?? 'in_transit';
-}
-
-export function isFinalStatus(status: string | null | undefined): boolean {
-  return finalCodes.has(normaliseStatusCode(status));
-}
-
-/** Needs the merchant: a failed attempt, an exception, or a tracker the service does not follow. */
-export function isTroubleStatus(status: string | null | undefined, detail?: string | null): boolean {
-  return troubleGroups.includes(parcelGroupOf(status, detail));
-}
+export {
+  finalStatuses,
+  groupByDetail,
+  isFinalStatus,
+  isTroubleStatus,
+  movingStatuses,
+  normaliseStatusCode,
+  type ParcelGroup,
+  parcelGroupOf,
+  parcelGroups,
+  parcelGroupStatuses,
+  parcelGroupStatusTones,
+  type StatusTone,
+  troubleGroups,
+} from './parcel-model.js';
 
 /* ------------------------------------------------------------------ the same rules in SQL */
 

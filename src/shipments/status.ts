@@ -1,101 +1,30 @@
 import type { Shipment, TrackingEvent, TrackingLocation } from '../tracking/types.js';
-import { isFinalStatus } from './status-table.js';
+import {
+  isFinalStatus,
+  normaliseStatusCode,
+  type PlatformEventStatus,
+  parcelOf,
+  platformStatusOf,
+} from './parcel-model.js';
 
 /**
- * What a shipment's status means for tracksync: how often to read it again, whether it is over, whether
- * the merchant should look at it, and which of the store platform's fulfilment event statuses it is.
- *
- * The service names only pre_transit, in_transit and delivered (status_detail adds label_created,
- * picked_up, arrived_at_facility, out_for_delivery, ...) and says its list is not complete; the other
- * spellings below are the usual ones of tracking services and are matched leniently (case, spaces,
- * hyphens). Anything unrecognised is treated as "still moving": polled, never written to the store.
+ * What a shipment's status means for tracksync over time: the stored status and history, when to read it
+ * again, and the store platform's fulfilment event statuses of its history. What each status code means
+ * (its cadence, final, trouble, platform status…) is one row of the parcel model
+ * (src/shipments/parcel-model.ts); anything unrecognised is treated as "still moving": polled, never
+ * written to the store.
  */
 
-/** The platform's FulfillmentEventStatus values tracksync writes. */
-export type PlatformEventStatus =
-  | 'LABEL_PRINTED'
-  | 'CARRIER_PICKED_UP'
-  | 'IN_TRANSIT'
-  | 'OUT_FOR_DELIVERY'
-  | 'ATTEMPTED_DELIVERY'
-  | 'READY_FOR_PICKUP'
-  | 'DELAYED'
-  | 'DELIVERED'
-  | 'FAILURE';
+export type { PlatformEventStatus } from './parcel-model.js';
 
-export function normaliseStatus(value: string | null | undefined): string {
-  return (value ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-}
+/** Final (polling stops) and trouble (the merchant should look): decided by the parcel model. */
+export { isFinalStatus, isTroubleStatus } from './parcel-model.js';
 
-/**
- * The service's own states: about the tracker rather than the parcel (its published status reference).
- * Never written to the store; shown on the page with what the merchant can do.
- */
-export const trackerStates = new Set([
-  'pending_trackship',
-  'connection_issue',
-  'invalid_tracking',
-  'invalid_carrier',
-  'carrier_unsupported',
-  'deleted',
-  'expired',
-]);
-
-/** Final (polling stops) and trouble (the merchant should look): decided by the one status table. */
-export { isFinalStatus, isTroubleStatus } from './status-table.js';
-
-/**
- * The platform status of one event, from its status_detail first (more precise), then its status; null
- * when the platform has no counterpart (pending, unknown, cancelled, label_cancelled, returned, the
- * service's own tracker states: see README). The service's `failure` is "Delivery Failure", a failed
- * delivery attempt, not the platform's FAILURE (which is for a parcel that will not arrive).
- */
+/** The platform status of one event (the model's row of its detail, then of its status). */
 export function platformStatusFor(
   event: Pick<TrackingEvent, 'status' | 'statusDetail'>,
 ): PlatformEventStatus | null {
-  const detail = normaliseStatus(event.statusDetail);
-  const status = normaliseStatus(event.status);
-  // A tracker state or a cancelled label says nothing about the parcel, whatever detail comes with it.
-  if (trackerStates.has(status) || status === 'label_cancelled') return null;
-  const byDetail: Record<string, PlatformEventStatus> = {
-    label_created: 'LABEL_PRINTED',
-    label_printed: 'LABEL_PRINTED',
-    picked_up: 'CARRIER_PICKED_UP',
-    out_for_delivery: 'OUT_FOR_DELIVERY',
-    attempt_fail: 'ATTEMPTED_DELIVERY',
-    failed_attempt: 'ATTEMPTED_DELIVERY',
-    delivery_attempted: 'ATTEMPTED_DELIVERY',
-    available_for_pickup: 'READY_FOR_PICKUP',
-    ready_for_pickup: 'READY_FOR_PICKUP',
-    delayed: 'DELAYED',
-    weather_delay: 'DELAYED',
-    on_hold: 'DELAYED',
-    delivered: 'DELIVERED',
-    return_to_sender: 'FAILURE',
-    failure: 'ATTEMPTED_DELIVERY',
-  };
-  if (detail && byDetail[detail]) return byDetail[detail];
-  const byStatus: Record<string, PlatformEventStatus> = {
-    pre_transit: 'LABEL_PRINTED',
-    info_received: 'LABEL_PRINTED',
-    in_transit: 'IN_TRANSIT',
-    transit: 'IN_TRANSIT',
-    out_for_delivery: 'OUT_FOR_DELIVERY',
-    available_for_pickup: 'READY_FOR_PICKUP',
-    attempt_fail: 'ATTEMPTED_DELIVERY',
-    delayed: 'DELAYED',
-    on_hold: 'DELAYED',
-    exception: 'DELAYED',
-    delivered: 'DELIVERED',
-    failure: 'ATTEMPTED_DELIVERY',
-    failed: 'FAILURE',
-    return_to_sender: 'FAILURE',
-    undeliverable: 'FAILURE',
-  };
-  return byStatus[status] ?? null;
+  return platformStatusOf(event.status, event.statusDetail);
 }
 
 export interface StoredEvent {
@@ -200,15 +129,15 @@ export function describeLocation(location: TrackingLocation | null): string | nu
 export function statusFromShipment(shipment: Shipment): ShipmentStatus {
   const events = shipment.events.slice(-maxStoredEvents).map((e) => ({
     at: parseServiceTime(e.datetime)?.toISOString() ?? null,
-    status: normaliseStatus(e.status) || 'unknown',
-    statusDetail: e.statusDetail ? normaliseStatus(e.statusDetail) : null,
+    status: normaliseStatusCode(e.status) || 'unknown',
+    statusDetail: e.statusDetail ? normaliseStatusCode(e.statusDetail) : null,
     message: e.message,
     location: describeLocation(e.location),
   }));
   const latest = latestEvent(shipment.events);
   return {
-    status: normaliseStatus(shipment.status) || 'unknown',
-    statusDetail: latest?.statusDetail ? normaliseStatus(latest.statusDetail) : null,
+    status: normaliseStatusCode(shipment.status) || 'unknown',
+    statusDetail: latest?.statusDetail ? normaliseStatusCode(latest.statusDetail) : null,
     estimatedDelivery: shipment.estimatedDeliveryDate?.trim() || null,
     lastEventAt:
       parseServiceTime(shipment.lastEventTime) ?? (latest ? parseServiceTime(latest.datetime) : null),
@@ -275,7 +204,7 @@ export function statusChanges(events: readonly TrackingEvent[]): StatusChange[] 
 export interface PollPolicy {
   /** First read after the tracker is created at the service. */
   firstPollMs: number;
-  /** Pending / label created: the carrier has not moved it yet. */
+  /** No scan yet / label created (the model's pre_transit cadence): the carrier has not moved it yet. */
   preTransitMs: number;
   /** Moving: in transit, out for delivery, exceptions. */
   movingMs: number;
@@ -316,12 +245,15 @@ export function nextPollAt(
 ): Date | null {
   if (isFinalStatus(status.status)) return null;
   if (now.getTime() - trackerCreatedAt.getTime() >= policy.giveUpAfterMs) return null;
-  const s = normaliseStatus(status.status);
-  const detail = normaliseStatus(status.statusDetail);
-  let base: number;
-  if (s === 'out_for_delivery' || detail === 'out_for_delivery') base = policy.outForDeliveryMs;
-  else if (s === 'pending' || s === 'pre_transit' || s === 'unknown' || s === '') base = policy.preTransitMs;
-  else base = policy.movingMs;
+  // The cadence is the parcel model's: not moving yet (no scan, label created), moving, out for delivery.
+  const cadence = parcelOf(status.status, status.statusDetail).cadence;
+  if (cadence === 'stopped') return null;
+  let base =
+    cadence === 'out_for_delivery'
+      ? policy.outForDeliveryMs
+      : cadence === 'pre_transit'
+        ? policy.preTransitMs
+        : policy.movingMs;
   const quietFor = status.lastEventAt ? now.getTime() - status.lastEventAt.getTime() : 0;
   if (quietFor >= policy.stalledAfterMs) base = Math.max(base, policy.stalledMs);
   const spread = base * policy.jitter * (random() * 2 - 1);

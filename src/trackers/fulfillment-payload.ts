@@ -136,6 +136,15 @@ function trackingUrlsOf(
   return Object.fromEntries(applied.filter((n) => n in byNumber).map((n) => [n, byNumber[n]!]));
 }
 
+/**
+ * A fulfilment's name as the platform spells it: its order's name and its place among the order's
+ * fulfilments (`#1001` and 1 → `#1001.1`). The one naming of fulfilments: a webhook body carries it, and an
+ * import whose answer leaves it out makes it here the same way. Null without an order name.
+ */
+export function fulfillmentNameOf(orderName: string | null, position: number): string | null {
+  return orderName === null ? null : `${orderName}.${position}`;
+}
+
 /** `#1001.1` (a fulfilment's name) → `#1001` (its order's name). */
 export function orderNameFromFulfillmentName(name: string | null): string | null {
   if (name === null) return null;

@@ -1,93 +1,40 @@
 /**
- * The words the merchant reads, in one place: parcel statuses and their groups, where a shipment's sync
- * stands, why something failed and what to do. Plain TypeScript whose only import is the status table (itself
- * import-free; the problem kinds come as a type only): the server (API answers, CSV) and the page's bundle
- * (src/ui/page) both use it, so a label is never spelt two ways. Which group a status is in is decided by src/shipments/status-table.ts alone.
+ * The words the merchant reads, in one place: where a shipment's sync stands, why something failed and what
+ * to do; a parcel's own words (label, group, advice, action) are the parcel model's
+ * (src/shipments/parcel-model.ts), re-exported here. Plain TypeScript whose imports are import-free modules:
+ * the server (API answers, CSV) and the page's bundle (src/ui/page) both use it, so a label is never spelt
+ * two ways.
  */
 
 import { type ProblemKind, problemKinds, problemWords } from '../shipments/problem-words.js';
-import { type ParcelGroup, type SyncState, syncStates } from '../shipments/status-table.js';
+import type { ParcelGroup } from '../shipments/parcel-model.js';
+import { type SyncState, syncStates } from '../shipments/status-table.js';
 
 /* ------------------------------------------------------------------ the parcel */
 
+/** A parcel's words (labels, groups, advice, actions) are the parcel model's rows, read from there alone. */
 export {
+  actionPlaces,
+  codeWords,
   groupByDetail,
   movingStatuses,
   normaliseStatusCode,
+  type ParcelAction,
   type ParcelGroup,
+  parcelGroupLabels,
   parcelGroupOf,
   parcelGroups,
   parcelGroupStatuses,
   parcelGroupStatusTones,
-  type SyncState,
-  syncStateOf,
-  syncStates,
-} from '../shipments/status-table.js';
+  parcelOf,
+} from '../shipments/parcel-model.js';
+export { type SyncState, syncStateOf, syncStates } from '../shipments/status-table.js';
 
-export const parcelGroupLabels: Record<ParcelGroup, string> = {
-  not_scanned: 'No scan yet',
-  info_received: 'Label created',
-  in_transit: 'In transit',
-  out_for_delivery: 'Out for delivery',
-  ready_for_pickup: 'Ready for pickup',
-  failed_attempt: 'Delivery attempt failed',
-  exception: 'Exception',
-  not_followed: 'Tracking problem',
-  delivered: 'Delivered',
-  ended: 'Ended',
-};
-
-/** What the merchant can do when the service itself cannot follow a tracker. */
-export const statusActions: Record<string, string> = {
-  connection_issue:
-    'The tracking service cannot reach the store (it needs the store address over HTTPS): check the connection in Settings.',
-  invalid_tracking:
-    'Check the tracking number on the fulfilment in the store; a corrected number is followed anew.',
-  invalid_carrier: 'Map this carrier to the right one in Settings → Carrier mapping.',
-  carrier_unsupported:
-    'The tracking service does not support this carrier: map it to a supported one in Settings → Carrier mapping.',
-  deleted: 'The tracker was deleted at the tracking service, so its status is no longer updated.',
-  expired: 'No update for two months: the tracking service stopped following it.',
-  pending_trackship: 'Nothing to do: the first data is on its way.',
-};
-
-/** Each status code's label; a code not listed is shown as its own words. */
-export const statusLabels: Record<string, string> = {
-  pending: 'Pending',
-  info_received: 'Label created',
-  label_created: 'Label created',
-  label_printed: 'Label created',
-  pre_transit: 'Label created',
-  picked_up: 'Picked up',
-  in_transit: 'In transit',
-  transit: 'In transit',
-  out_for_delivery: 'Out for delivery',
-  available_for_pickup: 'Ready for pickup',
-  ready_for_pickup: 'Ready for pickup',
-  delivered: 'Delivered',
-  attempt_fail: 'Delivery attempt failed',
-  failed_attempt: 'Delivery attempt failed',
-  delayed: 'Delayed',
-  failure: 'Delivery attempt failed',
-  failed: 'Exception',
-  on_hold: 'On hold',
-  label_cancelled: 'Label cancelled',
-  pending_trackship: 'Waiting for the first scan',
-  connection_issue: 'Not followed: connection problem',
-  invalid_tracking: 'Not followed: invalid tracking number',
-  invalid_carrier: 'Not followed: wrong carrier',
-  carrier_unsupported: 'Not followed: carrier not supported',
-  deleted: 'Removed at the tracking service',
-  exception: 'Exception',
-  error: 'Exception',
-  undeliverable: 'Undeliverable',
-  return_to_sender: 'Returned',
-  returned: 'Returned',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-  canceled: 'Cancelled',
-  unknown: 'Unknown',
-};
+/**
+ * Which shipments a count counts, said beside the Overview's figure and the Shipments page's total (both
+ * count the same rows): every tracking number on a fulfilment, a cancelled one included (shown cancelled).
+ */
+export const shipmentsCountedNote = 'Cancelled fulfilments included';
 
 /* ------------------------------------------------------------------ the sync */
 
@@ -95,8 +42,21 @@ export const statusLabels: Record<string, string> = {
 export const syncFilters = ['problem', ...syncStates] as const;
 export type SyncFilter = (typeof syncFilters)[number];
 
-/** The states that need the merchant. */
-export const problemSyncStates: readonly SyncState[] = ['failed', 'waiting_carrier'];
+/**
+ * The lines that need the merchant ("Needs action"): a failed tracker, a line waiting for its carrier, or a
+ * tracked parcel the service cannot follow (a wrong carrier or number: the model's not_followed group).
+ * As (parcel group, sync state) pairs, null for any: the list reads each as one index range.
+ */
+export const needsActionCells: ReadonlyArray<{ parcel: ParcelGroup | null; sync: SyncState }> = [
+  { parcel: null, sync: 'failed' },
+  { parcel: null, sync: 'waiting_carrier' },
+  { parcel: 'not_followed', sync: 'tracked' },
+];
+
+/** Whether a line in this parcel group and sync state needs the merchant (see needsActionCells). */
+export function needsAction(parcel: ParcelGroup, sync: SyncState): boolean {
+  return needsActionCells.some((c) => c.sync === sync && (c.parcel === null || c.parcel === parcel));
+}
 
 export const syncLabels: Record<SyncState, string> = {
   tracked: 'Tracked',
@@ -203,7 +163,12 @@ export function platformStatusWords(status: string): string {
 
 /* ------------------------------------------------------------------ the overview's health */
 
-export type HealthKey = 'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'waiting_carrier';
+export type HealthKey =
+  | 'failed_trackers'
+  | 'failed_deliveries'
+  | 'store_writes_refused'
+  | 'waiting_carrier'
+  | 'not_followed';
 
 /** A health line's words for its count; `action` is the link's text when there is something to do. */
 export function healthWords(item: { key: HealthKey; count: number }): {
@@ -229,11 +194,19 @@ export function healthWords(item: { key: HealthKey; count: number }): {
             action: 'See which',
           };
     case 'waiting_carrier':
+      // Not "every carrier is matched": a parcel the service cannot follow has its own line below.
       return n === 0
-        ? { text: 'Every carrier is matched.', action: null }
+        ? { text: 'No shipment waits for its carrier to be chosen.', action: null }
         : {
             text: `${n} ${s('shipment waits', 'shipments wait')} for its carrier to be chosen.`,
             action: 'Map carriers',
+          };
+    case 'not_followed':
+      return n === 0
+        ? { text: 'The tracking service follows every tracked shipment.', action: null }
+        : {
+            text: `${n} ${s('shipment is', 'shipments are')} not followed by the tracking service (wrong carrier or number).`,
+            action: 'See what to do',
           };
   }
 }

@@ -35,6 +35,7 @@ const parcel: ShipmentFacts = {
   carrier: 'UPS',
   status: 'in_transit',
   statusDetail: 'Departed from facility',
+  statusLabel: 'In transit',
   estimatedDelivery: '2026-11-20',
   trackingPageUrl: 'https://flow-shop.myshopify.com/apps/track?tracking=1Z999AA10123456784',
 };
@@ -106,6 +107,8 @@ describe('the Flow trigger extensions', () => {
       Carrier: 'UPS',
       Status: 'in_transit',
       'Status detail': 'Departed from facility',
+      // Issue 32: the status as the app's pages say it (the parcel model's label).
+      'Status in words': 'In transit',
       'Estimated delivery': '2026-11-20',
       'Tracking page URL': 'https://flow-shop.myshopify.com/apps/track?tracking=1Z999AA10123456784',
       'Problem kind': 'past_estimate',

@@ -182,6 +182,16 @@ describe('backfill', () => {
     );
   });
 
+  it('names an imported fulfilment as the platform does (#3002.2), also where the answer leaves its name out', () => {
+    // Issue 32: an import named the fulfilment by its order (#3002), a webhook #3002.1: one naming now.
+    const order = upsOrder(2, [['C1'], ['C2']]);
+    expect(order.fulfillments.map((f) => toFulfillmentPayload(order, f).fulfillmentName)).toEqual([
+      '#3002.1',
+      '#3002.2',
+    ]);
+    expect(toFulfillmentPayload(order, order.fulfillments[1]!).orderName).toBe('#3002');
+  });
+
   it('maps a GraphQL fulfilment to the webhook payload shape', () => {
     const order = upsOrder(1, [[' A1 ', 'A1', 'B2']], {
       shippingAddress: { zip: ' 1011 AB ', countryCodeV2: 'nl' },

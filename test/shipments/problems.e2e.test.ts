@@ -146,7 +146,7 @@ describe('shipment problems from the service’s statuses', () => {
         id: string;
         kind: string;
         label: string;
-        todo: string;
+        advice: string;
         shipment: { trackingNumber: string };
       }>;
     };
@@ -157,7 +157,8 @@ describe('shipment problems from the service’s statuses', () => {
       label: 'Returning to sender',
       shipment: { trackingNumber: parcels.get('returned')!.number },
     });
-    expect(returning.todo).toMatch(/reshipment or a refund/);
+    // Issue 32: one piece of advice (`advice`, the parcel model's), no `todo` beside the status's action.
+    expect(returning.advice).toMatch(/reshipment or a refund/);
 
     const handled = await api(`/problems/${returning.id}/handled`, {
       method: 'POST',
@@ -237,7 +238,8 @@ describe('shipment problems from the service’s statuses', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/STATUS\s+LAST EVENT\s+ESTIMATE\s+PROBLEM/);
     const returned = parcels.get('returned')!.number;
-    expect(text.stdout).toMatch(new RegExp(`${returned}.*return_to_sender`));
+    // The parcel model's label, as on the Shipments page (issue 32: not the raw code).
+    expect(text.stdout).toMatch(new RegExp(`${returned}.*Returned`));
     const json = JSON.parse(
       (await runCli(['trackers:list', '--shop', shop.domain, '--json'], env)).stdout,
     ) as {

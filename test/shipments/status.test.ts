@@ -9,13 +9,13 @@ import {
   maxStoredEvents,
   nextPollAt,
   nextReadAt,
-  normaliseStatus,
   parseServiceTime,
   platformStatusFor,
   type PollPolicy,
   statusChanges,
   statusFromShipment,
 } from '../../src/shipments/status.js';
+import { normaliseStatusCode } from '../../src/shipments/parcel-model.js';
 import { shipmentSchema } from '../../src/tracking/schemas.js';
 import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
 import { dropsPickedUpDetail, emulatorEvents, keepsEveryDetail, pickNumbers } from './lifecycle.js';
@@ -167,9 +167,9 @@ describe('platformStatusFor', () => {
   });
 
   it('normalises case, spaces and hyphens; final and exception statuses are recognised leniently', () => {
-    expect(normaliseStatus('  Out-For  Delivery ')).toBe('out_for_delivery');
-    expect(normaliseStatus(null)).toBe('');
-    expect(normaliseStatus(undefined)).toBe('');
+    expect(normaliseStatusCode('  Out-For  Delivery ')).toBe('out_for_delivery');
+    expect(normaliseStatusCode(null)).toBe('');
+    expect(normaliseStatusCode(undefined)).toBe('');
     for (const s of [
       'delivered',
       'Delivered',

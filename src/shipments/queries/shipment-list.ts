@@ -19,6 +19,11 @@ export interface ShipmentFilter {
   parcel?: readonly ParcelGroup[] | undefined;
   /** Any of these sync states (none: all). */
   sync?: readonly SyncState[] | undefined;
+  /**
+   * Instead of parcel × sync: any of these (parcel group, sync state) pairs, null for any (the lines that
+   * need the merchant are such a set: see needsActionCells in src/ui/vocabulary.ts).
+   */
+  cells?: ReadonlyArray<{ parcel: ParcelGroup | null; sync: SyncState | null }> | undefined;
   /** UTC days, inclusive: YYYY-MM-DD. */
   from?: string | undefined;
   to?: string | undefined;
@@ -99,9 +104,10 @@ export async function pageOfLines(
   const order = backwards ? 'ASC' : 'DESC';
   const parcels: Array<ParcelGroup | null> = filter.parcel?.length ? [...filter.parcel] : [null];
   const syncs: Array<SyncState | null> = filter.sync?.length ? [...filter.sync] : [null];
+  const pairs = filter.cells ?? parcels.flatMap((parcel) => syncs.map((sync) => ({ parcel, sync })));
   const ranges: string[] = [];
-  for (const parcel of parcels) {
-    for (const sync of syncs) {
+  for (const { parcel, sync } of pairs) {
+    {
       const where = lineConditions(p, shopId, filter, parcel, sync);
       if (cursor) {
         where.push(

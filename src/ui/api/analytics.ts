@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { type DeliverySums, deliverySums, transitP90Tenths } from '../../shipments/queries/analytics.js';
+import { shipmentCounts } from '../../shipments/queries/shipment-list.js';
 import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
 import { type ParcelGroup, parcelGroups } from '../vocabulary.js';
@@ -38,6 +39,13 @@ export interface Analytics {
   from: string;
   to: string;
   byStatus: Record<ParcelGroup, number>;
+  /**
+   * The Overview's "Shipments" figure: the Shipments page's own count for the same UTC days (`filter`, its
+   * from/to), so the summary equals the rows it links to. A cancelled fulfilment counts, as a row of the
+   * Shipments page shown as cancelled (both pages say so). The delivery figures below are the wanted
+   * trackers' (transit, on time…).
+   */
+  shipments: { count: number; filter: { from: string; to: string } };
   total: DeliveryFigures;
   carriers: CarrierAnalytics[];
 }
@@ -69,7 +77,7 @@ function figuresOf(sums: readonly DeliverySums[], p90Tenths: number | undefined)
 
 /**
  * Delivery analytics over the shop's wanted trackers created in the last `days` UTC days (today
- * included): shipments by status, transit times, on-time rate against the service's estimate, exceptions
+ * included), beside the Shipments page's count of those days (`shipments`): shipments by status, transit times, on-time rate against the service's estimate, exceptions
  * and failed attempts, per carrier and in total. Sums of the DeliveryCount rollup, exact at any size. The
  * estimate's time zone is not stated by the service: a delivery counts as on time up to the end of that
  * day in UTC (src/shipments/delivery-facts.ts).
@@ -84,9 +92,10 @@ export async function deliveryAnalytics(
   const today = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
   const from = new Date(today - (days - 1) * dayMs);
   const range = { from: from.toISOString().slice(0, 10), to: now.toISOString().slice(0, 10) };
-  const [sums, p90] = await Promise.all([
+  const [sums, p90, cells] = await Promise.all([
     deliverySums(deps.prisma, shop.id, range),
     transitP90Tenths(deps.prisma, shop.id, range),
+    shipmentCounts(deps.prisma, shop.id, range),
   ]);
   const labels = await deps.carriers.labelsOf(sums.map((s) => s.provider));
   const byStatus = Object.fromEntries(parcelGroups.map((g) => [g, 0])) as Record<ParcelGroup, number>;
@@ -106,6 +115,7 @@ export async function deliveryAnalytics(
     from: from.toISOString(),
     to: now.toISOString(),
     byStatus,
+    shipments: { count: cells.reduce((n, c) => n + c.count, 0), filter: range },
     total: figuresOf(sums, p90.get(null)),
     carriers,
   };

@@ -1,11 +1,20 @@
 import { z } from 'zod';
-import { seenCarriers } from '../../carriers/carrier-queries.js';
+import { carrierNotFollowed, seenCarriers } from '../../carriers/carrier-queries.js';
 import { type CarrierRepository, carrierOverrides } from '../../carriers/carrier-repository.js';
 import type { CarrierMatch } from '../../carriers/match.js';
 import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
+import { type ParcelAction, statusRows } from '../../shipments/parcel-model.js';
 import { currentShop } from './current-shop.js';
+
+/** The statuses that say the carrier is wrong (the parcel model's rows whose action is a carrier mapping). */
+const carrierCodes = Object.entries(statusRows)
+  .filter(([, row]) => row.action?.place === 'settings_carriers')
+  .map(([code]) => code);
+const invalidCarrier = statusRows.invalid_carrier!;
+/** Unmapped names first, then the carriers whose parcels are not followed, then the rest. */
+const stateOrder: Record<SeenCarrier['state'], number> = { waiting: 0, not_followed: 1, followed: 2 };
 
 export interface SeenCarrier {
   /** The spelling the store sent most often for this carrier (names are grouped after folding). */
@@ -18,6 +27,18 @@ export interface SeenCarrier {
   shipments: number;
   /** Active lines with this name still waiting for a carrier (no tracker yet). */
   waiting: number;
+  /**
+   * Tracked lines of this carrier the tracking service cannot follow because of the carrier
+   * (invalid_carrier, carrier_unsupported): the mapping matched, but wrongly for these parcels.
+   */
+  notFollowed: number;
+  /**
+   * Where the carrier stands, as every view tells it: waiting (no mapping), not_followed (mapped, but the
+   * service cannot follow its parcels: map it again), or followed.
+   */
+  state: 'waiting' | 'not_followed' | 'followed';
+  /** The parcel model's label, advice and action for a not_followed carrier (the Shipments page's words). */
+  problem: { label: string; advice: string | null; action: ParcelAction | null } | null;
 }
 
 export const seenCarriersQuery = z.object({
@@ -28,7 +49,8 @@ export type SeenCarriersQuery = z.output<typeof seenCarriersQuery>;
 
 /**
  * The carrier names the shop's fulfilments used, with what each maps to now (the shop's own mappings,
- * then the platform's names, then the service's list): unmapped names first, then by name. Counted in
+ * then the platform's names, then the service's list): unmapped names first, then those whose parcels
+ * the service cannot follow (a wrong carrier: the parcel model's words), then by name. Counted in
  * SQL (src/carriers/carrier-queries.ts), a page of up to 500 names; `next` asks for the following page
  * (null when there is none: a shop has tens of names).
  */
@@ -44,18 +66,35 @@ export async function listSeenCarriers(
     carrierOverrides(deps.prisma, shop.id),
   ]);
   const matched = page.carriers.map((row) => ({ row, match: matcher.match(row.name, overrides) }));
-  const labels = await deps.carriers.labelsOf(matched.flatMap(({ match }) => match.slug ?? []));
-  const carriers = matched.map(({ row, match }): SeenCarrier => ({
-    name: row.name,
-    mappedTo: match.slug,
-    mappedLabel: match.slug === null ? null : (labels.get(match.slug) ?? match.slug),
-    source: match.source,
-    shipments: row.shipments,
-    waiting: row.waiting,
-  }));
+  const [labels, notFollowed] = await Promise.all([
+    deps.carriers.labelsOf(matched.flatMap(({ match }) => match.slug ?? [])),
+    carrierNotFollowed(
+      deps.prisma,
+      shop.id,
+      page.carriers.map((c) => c.key),
+      carrierCodes,
+    ),
+  ]);
+  const carriers = matched.map(({ row, match }): SeenCarrier => {
+    const unfollowed = notFollowed.get(row.key) ?? 0;
+    return {
+      name: row.name,
+      mappedTo: match.slug,
+      mappedLabel: match.slug === null ? null : (labels.get(match.slug) ?? match.slug),
+      source: match.source,
+      shipments: row.shipments,
+      waiting: row.waiting,
+      notFollowed: unfollowed,
+      state: match.slug === null ? 'waiting' : unfollowed > 0 ? 'not_followed' : 'followed',
+      problem:
+        unfollowed > 0
+          ? { label: invalidCarrier.label, advice: invalidCarrier.advice, action: invalidCarrier.action }
+          : null,
+    };
+  });
   carriers.sort(
     (a, b) =>
-      Number(a.mappedTo !== null) - Number(b.mappedTo !== null) ||
+      stateOrder[a.state] - stateOrder[b.state] ||
       a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) ||
       a.name.localeCompare(b.name),
   );

@@ -59,6 +59,9 @@ async function trackingLinks(prisma: DatabaseClient, shopId: string, on: boolean
   return { on, set: count('sent'), waiting: count('pending'), failed: count('failed'), problem };
 }
 
+/** The Shipments filter of tracked parcels the tracking service cannot follow (the model's not_followed). */
+const notFollowedFilter = { parcel: 'not_followed', sync: 'tracked' } as const;
+
 type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
 
 /**
@@ -70,10 +73,12 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
   // The shop is read once; every count below is one statement on an index or a rollup.
   const current = await currentShop(deps.shops, domain);
   const shop = overviewOf(current);
-  const [failed, refusedWrites, waiting, anyTracker, links, problems, balance] = await Promise.all([
+  const [failed, refusedWrites, waiting, notFollowed, anyTracker, links, problems, balance] = await Promise.all([
     countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
     countRefusedWrites(deps.prisma, current.id),
     countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+    // Tracked parcels the service cannot follow (a wrong carrier or number): they need the merchant too.
+    countShopShipments(deps.prisma, current.id, notFollowedFilter),
     hasAnyTracker(deps.prisma, current.id),
     trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
     countOpenProblems(deps.prisma, current.id),
@@ -106,6 +111,13 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
       page: 'shipments',
       filter: { sync: 'waiting_carrier' },
     },
+    {
+      key: 'not_followed',
+      count: notFollowed,
+      tone: problem(notFollowed, 'warning'),
+      page: 'shipments',
+      filter: notFollowedFilter,
+    },
   ];
   const connected = shop.connection.hasApiKey && shop.connection.paused?.reason !== 'not_connected';
   const steps: SetupStep[] = [
@@ -121,7 +133,8 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
       key: 'carriers',
       title: 'Match your carriers',
       description: 'Choose the tracking service carrier for each carrier name your store uses.',
-      done: waiting === 0,
+      // Matched means followed: a carrier the service cannot follow (invalid_carrier) is not matched yet.
+      done: waiting === 0 && notFollowed === 0,
       page: 'settings',
       params: { section: 'carriers' },
     },

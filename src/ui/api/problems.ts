@@ -2,7 +2,13 @@ import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam, keysetPage } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
-import { problemKinds, type ProblemKind, problemWords } from '../../shipments/problem-words.js';
+import { codeWords, type ParcelAction, parcelOf } from '../../shipments/parcel-model.js';
+import {
+  problemAdvice,
+  problemKinds,
+  type ProblemKind,
+  problemWords,
+} from '../../shipments/problem-words.js';
 import { type ProblemRules, problemRulesOf, storedProblemRules } from '../../shipments/problems.js';
 import type { ProblemRulesInput } from '../../settings/problem-rules.js';
 import { lineOfEachTracker } from '../../shipments/queries/order-names.js';
@@ -41,7 +47,13 @@ export interface ProblemRow {
   id: string;
   kind: ProblemKind;
   label: string;
-  todo: string;
+  /**
+   * The one piece of advice: the parcel's own where its status raised the problem and the parcel model
+   * gives one (a wrong carrier: "map this carrier…"), else the kind's.
+   */
+  advice: string;
+  /** Where the merchant acts (the parcel model's action), and whether the app does it; null: see advice. */
+  action: ParcelAction | null;
   since: string;
   openedAt: string;
   detail: string | null;
@@ -54,7 +66,8 @@ export interface ProblemRow {
     carrierName: string | null;
     orderId: string;
     orderName: string | null;
-    status: StatusView | null;
+    /** The parcel's badge (label and tone as every view shows it); its advice is the problem's above. */
+    status: Omit<StatusView, 'advice' | 'action'> | null;
   };
 }
 
@@ -94,14 +107,26 @@ export async function listProblems(
     problems: page.rows.map((r) => {
       const line = lineOf.get(r.trackerId);
       const kind = r.kind as ProblemKind;
+      const view = statusView(r.tracker.status, r.tracker.statusDetail);
+      const parcel = parcelOf(r.tracker.status, r.tracker.statusDetail);
+      const own = parcel.problem === kind || kind === 'tracking_problem';
+      const badge = view && {
+        code: view.code,
+        detail: view.detail,
+        group: view.group,
+        label: view.label,
+        tone: view.tone,
+      };
       return {
         id: r.id,
         kind,
         label: problemWords[kind]?.label ?? r.kind,
-        todo: problemWords[kind]?.todo ?? '',
+        advice: problemAdvice(kind, own ? parcel : null),
+        action: own ? parcel.action : null,
         since: r.since.toISOString(),
         openedAt: r.openedAt.toISOString(),
-        detail: r.detail,
+        // Stored before the words were the model's, a detail may be a bare code: said in words.
+        detail: codeWords(r.detail) ?? r.detail,
         note: r.note,
         snoozedUntil: r.snoozedUntil?.toISOString() ?? null,
         shipment: {
@@ -111,7 +136,7 @@ export async function listProblems(
           carrierName: line?.carrierName ?? null,
           orderId: line?.orderId ?? r.tracker.orderKey,
           orderName: line?.orderName ?? null,
-          status: statusView(r.tracker.status, r.tracker.statusDetail),
+          status: badge,
         },
       };
     }),

@@ -112,12 +112,14 @@ export async function getShipmentDetail(
     storeEventsOfTracker(deps.prisma, shop.id, tracker.id, storeEventsShown),
   ]);
   const read = tracker.status !== null || tracker.statusCheckedAt !== null || tracker.events !== null;
-  const estimate = estimateOf(tracker);
+  // A line that ended in the store (a cancelled fulfilment) shows its cancellation and no estimate.
+  const ended = line && !line.active ? line.endedReason : null;
+  const estimate = estimateOf(tracker, ended);
   // The service's own estimate, unless the tracker is one the service cannot follow (no estimate at all).
   const serviceEstimate = estimate && !estimate.predicted ? estimate.date : null;
   const detail: ShipmentDetail = {
     tracker: {
-      ...shipmentRowOf(tracker, line?.carrierName ?? null),
+      ...shipmentRowOf(tracker, line?.carrierName ?? null, ended),
       estimatedDelivery: serviceEstimate,
       id: tracker.id,
       provider: tracker.provider,
@@ -129,7 +131,7 @@ export async function getShipmentDetail(
     estimate,
     stored: read
       ? {
-          status: statusView(tracker.status, tracker.statusDetail),
+          status: statusView(tracker.status, tracker.statusDetail, ended),
           estimatedDelivery: serviceEstimate,
           lastEventAt: tracker.lastEventAt?.toISOString() ?? null,
           lastEventMessage: tracker.lastEventMessage,
@@ -184,11 +186,11 @@ export async function getShipmentDetail(
   const stored = await storeShipmentRead(reading, { ...tracker, lines, shop }, shipment, new Date(), {
     guard: { pollLeaseOwner: null },
   });
-  const live = estimateOf({ ...stored.status, predictedDelivery: stored.predictedDelivery });
+  const live = estimateOf({ ...stored.status, predictedDelivery: stored.predictedDelivery }, ended);
   if (stored.stored) detail.estimate = live;
   detail.shipment = {
     status: shipment.status,
-    statusView: statusView(shipment.status, shipment.events.at(-1)?.statusDetail ?? null),
+    statusView: statusView(shipment.status, shipment.events.at(-1)?.statusDetail ?? null, ended),
     estimatedDeliveryDate: live && !live.predicted ? shipment.estimatedDeliveryDate : null,
     lastEventTime: shipment.lastEventTime,
     shippingService: shipment.shippingService,

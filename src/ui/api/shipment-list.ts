@@ -18,9 +18,10 @@ import type { ShopRepository } from '../../shops/shop-repository.js';
 import {
   describeFailure,
   type ParcelGroup,
-  parcelGroupOf,
+  needsAction,
+  needsActionCells,
+  type ParcelAction,
   parcelGroups,
-  problemSyncStates,
   type SyncFilter,
   syncFilters,
   syncLabels,
@@ -93,8 +94,9 @@ export interface ShipmentListRow {
     detail: string | null;
     label: string;
     tone: StatusTone;
-    /** For the service's own tracker states (invalid carrier…): what the merchant can do. */
-    action: string | null;
+    /** The parcel model's one piece of advice (a wrong carrier: map it…), and its one action. */
+    advice: string | null;
+    action: ParcelAction | null;
   };
   /**
    * Every parcel of this row's order still wanted is delivered (a line waiting for its carrier is not);
@@ -104,7 +106,7 @@ export interface ShipmentListRow {
   sync: {
     state: SyncState;
     label: string;
-    /** Needs the merchant (failed, or waiting for a carrier). */
+    /** Needs the merchant (failed, waiting for a carrier, or a parcel the service cannot follow). */
     problem: boolean;
     /** What happened, for a failure (once). */
     reason: string | null;
@@ -135,17 +137,23 @@ export interface ShipmentsList {
   counts: { parcel: Record<ParcelGroup, number>; sync: Record<SyncFilter, number> };
 }
 
-/** The sync states a sync filter value lists. */
-function syncStatesOf(filter: SyncFilter | undefined): readonly SyncState[] | undefined {
-  if (!filter) return undefined;
-  return filter === 'problem' ? problemSyncStates : [filter];
+/** Whether a line in this group and state is in the sync filter's set ("Needs action": needsAction). */
+function inSyncFilter(filter: SyncFilter, group: ParcelGroup, state: SyncState): boolean {
+  return filter === 'problem' ? needsAction(group, state) : state === filter;
 }
 
 function filterOf(query: Omit<ShipmentsQuery, 'after' | 'before'>): ShipmentFilter {
+  const parcel = query.parcel;
   return {
     search: query.search || undefined,
-    parcel: query.parcel ? [query.parcel] : undefined,
-    sync: syncStatesOf(query.sync),
+    parcel: parcel ? [parcel] : undefined,
+    sync: query.sync && query.sync !== 'problem' ? [query.sync] : undefined,
+    cells:
+      query.sync === 'problem'
+        ? needsActionCells
+            .filter((c) => !parcel || c.parcel === null || c.parcel === parcel)
+            .map((c) => ({ parcel: parcel ?? c.parcel, sync: c.sync }))
+        : undefined,
     from: query.from,
     to: query.to,
   };
@@ -153,8 +161,8 @@ function filterOf(query: Omit<ShipmentsQuery, 'after' | 'before'>): ShipmentFilt
 
 /** The list's total and each facet's counts, from the counts per (parcel group, sync state). */
 function countsOf(cells: ShipmentCountCell[], query: Omit<ShipmentsQuery, 'after' | 'before'>) {
-  const syncs = syncStatesOf(query.sync);
-  const inSync = (c: ShipmentCountCell) => !syncs || syncs.includes(c.syncState);
+  const inSync = (c: ShipmentCountCell) =>
+    !query.sync || inSyncFilter(query.sync, c.parcelGroup, c.syncState);
   const inParcel = (c: ShipmentCountCell) => !query.parcel || c.parcelGroup === query.parcel;
   const sum = (keep: (c: ShipmentCountCell) => boolean) =>
     cells.filter(keep).reduce((n, c) => n + c.count, 0);
@@ -162,10 +170,7 @@ function countsOf(cells: ShipmentCountCell[], query: Omit<ShipmentsQuery, 'after
     parcelGroups.map((g) => [g, sum((c) => inSync(c) && c.parcelGroup === g)]),
   ) as Record<ParcelGroup, number>;
   const sync = Object.fromEntries(
-    syncFilters.map((f) => {
-      const states = syncStatesOf(f)!;
-      return [f, sum((c) => inParcel(c) && states.includes(c.syncState))];
-    }),
+    syncFilters.map((f) => [f, sum((c) => inParcel(c) && inSyncFilter(f, c.parcelGroup, c.syncState))]),
   ) as Record<SyncFilter, number>;
   return { total: sum((c) => inSync(c) && inParcel(c)), counts: { parcel, sync } };
 }
@@ -177,11 +182,13 @@ export function shipmentListRowOf(
   deliveredOrders: ReadonlySet<string> = new Set(),
 ): ShipmentListRow {
   const tracker = line.tracker;
-  const view = tracker ? statusView(tracker.status, tracker.statusDetail) : null;
-  const group = parcelGroupOf(tracker?.status, tracker?.statusDetail);
+  // The parcel as the model tells it; a line ended in the store (a cancelled fulfilment) says so.
+  const view = statusView(tracker?.status, tracker?.statusDetail, line.endedReason);
+  // The group the list files the line under (kept by the rollup triggers from the tracker's status).
+  const group = line.parcelGroup as ParcelGroup;
   const state = syncStateOf(tracker, line.endedReason);
   const failure = state === 'failed' ? describeFailure(tracker!.lastErrorReason, tracker!.lastError) : null;
-  const estimate = tracker ? estimateOf(tracker) : null;
+  const estimate = tracker ? estimateOf(tracker, line.endedReason) : null;
   return {
     key: line.id,
     trackerId: tracker?.id ?? null,
@@ -199,13 +206,14 @@ export function shipmentListRowOf(
       detail: view?.detail ?? null,
       label: view?.label ?? 'No scan yet',
       tone: view?.tone ?? 'pending',
+      advice: view?.advice ?? null,
       action: view?.action ?? null,
     },
     orderDelivered: deliveredOrders.has(line.orderId),
     sync: {
       state,
       label: syncLabels[state],
-      problem: problemSyncStates.includes(state),
+      problem: needsAction(group, state),
       reason: failure?.what ?? null,
       action:
         failure?.todo ??

@@ -1,55 +1,51 @@
 import type { Tracker } from '../../generated/sqlite/client.js';
-import { normaliseStatus } from '../../shipments/status.js';
 import {
-  isFinalStatus,
-  parcelGroupOf,
-  parcelGroupStatusTones,
+  type ParcelAction,
+  type ParcelGroup,
+  parcelOf,
   type StatusTone,
-} from '../../shipments/status-table.js';
-import { statusActions as actions, statusLabels as labels } from '../vocabulary.js';
+} from '../../shipments/parcel-model.js';
 
 /**
- * The parcel's status as the merchant reads it: the service's word (lower case), a label in plain words,
- * and a tone for the badge, from its group in the status table: pending (not moving yet), transit,
- * delivered, exception (needs a look), ended (over without delivery or problem: cancelled…).
+ * The parcel's status as the merchant reads it, from the parcel model (src/shipments/parcel-model.ts): the
+ * service's word (lower case), a label in plain words, a tone for the badge (pending, transit, delivered,
+ * exception, ended), and the one piece of advice and the one action. Every view of the admin (the list,
+ * the timeline, Needs attention, the CSV) and the CLI read it here.
  */
 export type { StatusTone };
 
 export interface StatusView {
   code: string;
   detail: string | null;
+  group: ParcelGroup;
   label: string;
   tone: StatusTone;
-  /** For the service's own tracker states: what the merchant can do about it. */
-  action: string | null;
+  /** What the merchant should do, in one sentence; null: nothing but wait. */
+  advice: string | null;
+  /** Where the merchant acts, and whether the app does it for them. */
+  action: ParcelAction | null;
 }
 
-/** Details that say more than a still-moving status (the service's status stays in_transit for them). */
-const telling = new Set(['out_for_delivery', 'available_for_pickup', 'ready_for_pickup', 'picked_up']);
-
-function words(code: string): string {
-  const text = code.replace(/_/g, ' ').trim();
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Null when no status was read yet. */
+/**
+ * Null when no status was read yet and the line did not end in the store. `ended`: the line's ending
+ * (order or fulfilment cancelled, number removed): it outweighs what the tracker last said.
+ */
 export function statusView(
   status: string | null | undefined,
   statusDetail: string | null | undefined = null,
+  ended: string | null = null,
 ): StatusView | null {
-  const code = normaliseStatus(status);
-  if (code === '') return null;
-  const detail = normaliseStatus(statusDetail) || null;
-  // The tone follows the status's own group; a moving status's label may say more by its detail.
-  const tone = parcelGroupStatusTones[parcelGroupOf(code)];
-  const moving = tone === 'transit' && !isFinalStatus(code);
-  const byDetail = moving && detail !== null && telling.has(detail) ? detail : null;
-  const label = labels[byDetail ?? code] ?? words(code);
-  return { code, detail, label, tone, action: actions[code] ?? null };
-}
-
-export function isDelivered(status: string | null | undefined): boolean {
-  return normaliseStatus(status) === 'delivered';
+  const parcel = parcelOf(status, statusDetail, ended);
+  if (parcel.code === '' && !ended) return null;
+  return {
+    code: parcel.code,
+    detail: parcel.detail,
+    group: parcel.group,
+    label: parcel.label,
+    tone: parcel.tone,
+    advice: parcel.advice,
+    action: parcel.action,
+  };
 }
 
 export interface LastEventView {

@@ -2,7 +2,9 @@ import type { ShipmentListRow } from './shipment-list.js';
 
 /**
  * The shipments list as CSV (RFC 4180, UTF-8 with a byte-order mark so spreadsheet apps read accents):
- * the words the page shows, one row per shipment. A cell that a spreadsheet would run as a formula
+ * the words the page shows, one row per shipment (the parcel's label and advice are the parcel model's, as
+ * on the page; a cancelled fulfilment has no estimate; the last column is the carrier's own tracking page,
+ * from the store's fulfilment). A cell that a spreadsheet would run as a formula
  * (starting with = + - @, a tab or a carriage return) is prefixed with an apostrophe.
  */
 
@@ -12,12 +14,13 @@ export const csvHeader = [
   'Tracking number',
   'Carrier',
   'Parcel status',
+  'What to do',
   'Sync',
   'Estimated delivery',
   'Last event',
   'Last event at',
   'Created at',
-  'Tracking page',
+  'Carrier tracking page',
 ];
 
 export const byteOrderMark = '\uFEFF';
@@ -39,6 +42,7 @@ export function csvRow(row: ShipmentListRow): string {
     row.trackingNumber,
     row.providerLabel ?? row.carrierName ?? row.provider,
     row.parcel.label,
+    row.parcel.advice,
     row.sync.reason ? `${row.sync.label}: ${row.sync.reason}` : row.sync.label,
     row.estimatedDelivery,
     row.lastEvent?.message ?? null,

@@ -1,3 +1,4 @@
+import { estimateOf } from '../../shipments/estimates.js';
 import type { Tracker } from '../../generated/sqlite/client.js';
 import { type LastEventView, lastEventOf, type StatusView, statusView } from './shipment-status.js';
 import { type TrackerState, trackerStateOf } from './tracker-state.js';
@@ -21,7 +22,12 @@ export interface ShipmentRow {
 }
 
 /** A tracker as the list shows it: where its sync stands and what the service last said of the parcel. */
-export function shipmentRowOf(tracker: Tracker, carrierName: string | null): ShipmentRow {
+export function shipmentRowOf(
+  tracker: Tracker,
+  carrierName: string | null,
+  ended: string | null = null,
+): ShipmentRow {
+  const estimate = estimateOf(tracker, ended);
   return {
     id: tracker.id,
     trackingNumber: tracker.trackingNumber,
@@ -30,8 +36,8 @@ export function shipmentRowOf(tracker: Tracker, carrierName: string | null): Shi
     state: trackerStateOf(tracker),
     lastError: tracker.lastError,
     lastErrorReason: tracker.lastErrorReason,
-    status: statusView(tracker.status, tracker.statusDetail),
-    estimatedDelivery: tracker.estimatedDelivery,
+    status: statusView(tracker.status, tracker.statusDetail, ended),
+    estimatedDelivery: estimate && !estimate.predicted ? estimate.date : null,
     lastEvent: lastEventOf(tracker),
     statusCheckedAt: tracker.statusCheckedAt?.toISOString() ?? null,
   };

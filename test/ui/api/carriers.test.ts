@@ -37,6 +37,9 @@ describe('GET /carriers/seen', () => {
           source: 'none',
           shipments: 3,
           waiting: 3,
+          notFollowed: 0,
+          state: 'waiting',
+          problem: null,
         },
         {
           name: 'Aramex',
@@ -45,6 +48,9 @@ describe('GET /carriers/seen', () => {
           source: 'platform-name',
           shipments: 1,
           waiting: 0,
+          notFollowed: 0,
+          state: 'followed',
+          problem: null,
         },
         {
           name: 'UPS',
@@ -53,6 +59,9 @@ describe('GET /carriers/seen', () => {
           source: 'platform-name',
           shipments: 1,
           waiting: 0,
+          notFollowed: 0,
+          state: 'followed',
+          problem: null,
         },
       ],
       next: null,
@@ -151,6 +160,9 @@ describe('PUT /carriers/mapping', () => {
       source: 'override',
       shipments: 3,
       waiting: 0,
+      notFollowed: 0,
+      state: 'followed',
+      problem: null,
     });
     // All mapped now: by name only.
     expect(seen.body.carriers.map((c: { name: string }) => c.name)).toEqual([

@@ -260,8 +260,12 @@ describe('GET /shipments', () => {
       carrierName: 'Speedy Parcels',
     });
     const rows = Object.fromEntries((await list(shop.domain)).rows.map((r) => [r.trackingNumber, r]));
+    // Issue 32: a cancelled line shows its cancellation (the parcel model's ended row), not the tracker's
+    // last "Label created", and no estimate; it stays filed under the group its tracker's status gives.
     expect(rows.CANCELLED1).toMatchObject({
-      parcel: { group: 'info_received', label: 'Label created' },
+      parcel: { group: 'info_received', label: 'Order cancelled', tone: 'ended' },
+      estimatedDelivery: null,
+      estimate: null,
       sync: {
         state: 'order_cancelled',
         label: 'Order cancelled — tracker removed',
@@ -347,7 +351,7 @@ describe('GET /shipments.csv', () => {
     const rows = await allRows(shop.domain, new URLSearchParams({ parcel: 'delivered' }));
     expect(lines).toHaveLength(rows.length + 1);
     expect(lines[1]).toBe(
-      `#9,#9.1,"'=HYPERLINK(""http://x"")",UPS,Delivered,Tracked,,,,${rows[0]!.createdAt},`,
+      `#9,#9.1,"'=HYPERLINK(""http://x"")",UPS,Delivered,,Tracked,,,,${rows[0]!.createdAt},`,
     );
     for (const [i, row] of rows.entries())
       expect(lines[i + 1]).toContain(row.trackingNumber.replace(/"/g, '""'));

@@ -399,7 +399,15 @@ describe('GET /shipments/:trackerId with a stored status', () => {
       estimatedDelivery: '2026-11-22',
     });
     expect(res.body.stored).toEqual({
-      status: { code: 'in_transit', detail: 'picked_up', label: 'Picked up', tone: 'transit', action: null },
+      status: {
+        code: 'in_transit',
+        detail: 'picked_up',
+        group: 'in_transit',
+        label: 'Picked up',
+        tone: 'transit',
+        advice: null,
+        action: null,
+      },
       estimatedDelivery: '2026-11-22',
       lastEventAt: '2026-11-19T09:30:00.000Z',
       lastEventMessage: 'Picked up',

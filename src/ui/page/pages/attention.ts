@@ -4,6 +4,7 @@ import { api, ApiError } from '../api-client.js';
 import { adminOrderUrl, toast } from '../app-bridge.js';
 import { parcelBadge } from '../components/badges.js';
 import { failureToast, loadFailure } from '../components/load-failure.js';
+import { parcelActionLink } from '../components/parcel-action.js';
 import { h, replace } from '../dom.js';
 import { dayFromToday, daysAgo, formatCount, formatDate, formatDay } from '../format.js';
 import type { PageModule } from '../page.js';
@@ -274,7 +275,17 @@ export const attentionPage: PageModule = (context) => {
           ? h('s-box', null, parcelBadge(shipment.status))
           : h('s-text', { color: 'subdued' }, 'No status yet'),
       ),
-      h('s-table-cell', null, h('s-stack', { gap: 'small-200' }, h('s-text', null, problem.todo), actions)),
+      h(
+        's-table-cell',
+        null,
+        h(
+          's-stack',
+          { gap: 'small-200' },
+          h('s-text', null, problem.advice),
+          parcelActionLink(problem.action),
+          actions,
+        ),
+      ),
     );
 
     function showButtons(): void {

@@ -7,6 +7,7 @@ import {
   parcelGroups,
   parcelGroupStatusTones,
   pauseWords,
+  shipmentsCountedNote,
 } from '../../vocabulary.js';
 import { parcelTones } from '../components/badges.js';
 import { api } from '../api-client.js';
@@ -257,7 +258,8 @@ export const overviewPage: PageModule = (context) => {
     const metrics = h(
       's-grid',
       { gridTemplateColumns: 'repeat(auto-fit, minmax(140px, 1fr))', gap: 'base' },
-      metric('Shipments', formatCount(total.shipments), 'shipments'),
+      // The Shipments page's own count for the period (the same rows its link lists).
+      metric('Shipments', formatCount(analytics.shipments.count), 'shipments', shipmentsCountedNote),
       metric('Delivered', formatCount(total.delivered), 'delivered'),
       metric('Average transit', formatDays(total.avgTransitDays), 'avg-transit'),
       metric(

@@ -8,9 +8,11 @@ import {
   type SyncFilter,
   syncFilterLabels,
   syncFilters,
+  shipmentsCountedNote,
 } from '../../vocabulary.js';
 import { api, apiFile } from '../api-client.js';
 import { failureToast, loadFailure } from '../components/load-failure.js';
+import { parcelActionLink } from '../components/parcel-action.js';
 import { adminOrderUrl, toast } from '../app-bridge.js';
 import { parcelBadge } from '../components/badges.js';
 import { code, h, replace } from '../dom.js';
@@ -231,7 +233,7 @@ export const shipmentsPage: PageModule = (context) => {
     summary.textContent =
       list.total === 0
         ? ''
-        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? (list.total === 1 ? ' matches' : ' match') : ''} · showing ${formatCount(first)}–${formatCount(last)}`;
+        : `${plural(list.total, 'shipment')}${hasFilters(filters) ? (list.total === 1 ? ' matches' : ' match') : ''} · showing ${formatCount(first)}–${formatCount(last)} · ${shipmentsCountedNote}`;
     clear.hidden = !hasFilters(filters);
     if (list.rows.length === 0) {
       replace(
@@ -341,7 +343,8 @@ export const shipmentsPage: PageModule = (context) => {
       { gap: 'small-400' },
       h('s-box', null, parcelBadge(row.parcel)),
       eventText ? h('s-text', { color: 'subdued' }, eventText) : null,
-      row.parcel.action ? h('s-text', { color: 'subdued' }, row.parcel.action) : null,
+      row.parcel.advice ? h('s-text', { color: 'subdued' }, row.parcel.advice) : null,
+      parcelActionLink(row.parcel.action),
       row.trackerId
         ? h(
             's-button',
