@@ -164,11 +164,7 @@ export function platformStatusWords(status: string): string {
 /* ------------------------------------------------------------------ the overview's health */
 
 export type HealthKey =
-  | 'failed_trackers'
-  | 'failed_deliveries'
-  | 'store_writes_refused'
-  | 'waiting_carrier'
-  | 'not_followed';
+  'failed_trackers' | 'failed_deliveries' | 'store_writes_refused' | 'waiting_carrier' | 'not_followed';
 
 /** A health line's words for its count; `action` is the link's text when there is something to do. */
 export function healthWords(item: { key: HealthKey; count: number }): {

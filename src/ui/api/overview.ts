@@ -73,17 +73,18 @@ export async function getOverview(deps: Deps, domain: string): Promise<Overview>
   // The shop is read once; every count below is one statement on an index or a rollup.
   const current = await currentShop(deps.shops, domain);
   const shop = overviewOf(current);
-  const [failed, refusedWrites, waiting, notFollowed, anyTracker, links, problems, balance] = await Promise.all([
-    countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
-    countRefusedWrites(deps.prisma, current.id),
-    countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
-    // Tracked parcels the service cannot follow (a wrong carrier or number): they need the merchant too.
-    countShopShipments(deps.prisma, current.id, notFollowedFilter),
-    hasAnyTracker(deps.prisma, current.id),
-    trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
-    countOpenProblems(deps.prisma, current.id),
-    balanceForecast(deps.prisma, current),
-  ]);
+  const [failed, refusedWrites, waiting, notFollowed, anyTracker, links, problems, balance] =
+    await Promise.all([
+      countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
+      countRefusedWrites(deps.prisma, current.id),
+      countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+      // Tracked parcels the service cannot follow (a wrong carrier or number): they need the merchant too.
+      countShopShipments(deps.prisma, current.id, notFollowedFilter),
+      hasAnyTracker(deps.prisma, current.id),
+      trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
+      countOpenProblems(deps.prisma, current.id),
+      balanceForecast(deps.prisma, current),
+    ]);
   const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
   const health: HealthItem[] = [
     {
