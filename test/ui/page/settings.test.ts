@@ -368,6 +368,30 @@ describe('carrier mapping', () => {
     );
   });
 
+  it('a matched carrier whose parcels the service cannot follow says so in the parcel model’s words', async () => {
+    const shop = await addShop(suite.app, 'wrong-carrier-ui');
+    await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
+    await shop.settled();
+    const prisma = suite.app.database.prisma;
+    const { id: shopId } = await prisma.shop.findUniqueOrThrow({ where: { domain: shop.domain } });
+    // The service answered that it cannot follow this carrier's number (as for PostNL in the samples).
+    expect(
+      (await prisma.tracker.updateMany({ where: { shopId }, data: { status: 'invalid_carrier' } })).count,
+    ).toBe(1);
+    const { page } = await settingsFor(shop.domain, '?section=carriers');
+    const row = page.locator('#carriers s-table-row[data-carrier="UPS"]');
+    const text = await row.innerText();
+    // The same label and advice as the Shipments page and Needs attention (src/shipments/parcel-model.ts).
+    expect(text).toMatch(/Matched automatically: UPS/);
+    expect(text).toMatch(/Not followed: wrong carrier: 1 shipment/);
+    expect(text).toContain('Map this carrier to the right one in Settings → Carrier mapping');
+    // Changing the mapping is what to do, so its button is the row's primary one.
+    const change = row.locator('s-button', { hasText: 'Change' });
+    expect(await change.getAttribute('variant')).toBe('primary');
+    expect(text).not.toContain('invalid_carrier');
+    await screenshotBothWidths(page, 'settings-carrier-not-followed');
+  });
+
   it("a carrier far down the service's list (past the first 200) is named, and offered when changing", async () => {
     const prisma = suite.app.database.prisma;
     // The service's list grows past 200 carriers; the shop chose one that sorts last.

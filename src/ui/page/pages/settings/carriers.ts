@@ -116,16 +116,33 @@ export function carriersCard(): SettingsCard {
               : null,
           )
         : h(
-            's-text',
-            null,
-            carrier.source === 'override'
-              ? `Chosen by you: ${labelOf(carrier.mappedTo)}`
-              : `Matched automatically: ${labelOf(carrier.mappedTo)}`,
+            's-stack',
+            { gap: 'none' },
+            h(
+              's-text',
+              null,
+              carrier.source === 'override'
+                ? `Chosen by you: ${labelOf(carrier.mappedTo)}`
+                : `Matched automatically: ${labelOf(carrier.mappedTo)}`,
+            ),
+            // The parcel model's one story of a parcel the service cannot follow: its label and advice, as
+            // the Shipments page and Needs attention tell it.
+            carrier.state === 'not_followed' && carrier.problem
+              ? h(
+                  's-text',
+                  { tone: 'critical', type: 'strong' },
+                  `${carrier.problem.label}: ${plural(carrier.notFollowed, 'shipment')}`,
+                )
+              : null,
+            carrier.state === 'not_followed' && carrier.problem?.advice
+              ? h('s-text', { color: 'subdued' }, carrier.problem.advice)
+              : null,
           );
+    const needsChoice = carrier.mappedTo === null || carrier.state === 'not_followed';
     const choose = h(
       's-button',
       {
-        variant: carrier.mappedTo === null ? 'primary' : 'secondary',
+        variant: needsChoice ? 'primary' : 'secondary',
         accessibilityLabel: `Choose the carrier for ${carrier.name}`,
         data: { needsSession: '' },
         on: { click: () => openEditor(carrier, editor, choose) },
