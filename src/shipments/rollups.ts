@@ -1,6 +1,7 @@
 import type { DatabaseClient } from '../db/client.js';
 import type { DatabaseProvider } from '../db/provider.js';
 import { providerOf } from '../db/provider-of.js';
+import { endedRows } from './parcel-model.js';
 import { attentionClassSql, statusClassInsertSql, statusClassSql } from './status-classes.js';
 import { syncStateSql } from './status-table.js';
 
@@ -39,13 +40,33 @@ const visible = (row: string) => `(${row}."active" OR ${row}."trackerId" IS NOT 
 /** The group of a parcel with no status yet (a line waiting for its carrier has no tracker). */
 const noStatusGroup = statusClassSql('NULL', 'NULL', 'parcelGroup');
 
+/** A literal for generated SQL (trusted constants; quotes doubled anyway). */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** The line end reasons that have a row of their own in the parcel model (cancelled, number removed). */
+const endings = Object.keys(endedRows);
+
+/**
+ * The group of a line: a line ended in the store (its order or fulfilment cancelled, its number removed) is
+ * filed under its ended row's group, as every view shows it (src/shipments/parcel-model.ts); any other line
+ * under its tracker's stored group (or, with no tracker, no scan yet).
+ */
+function lineGroupSql(endedReason: string, otherwise: string): string {
+  const whens = Object.entries(endedRows).map(
+    ([reason, row]) => `WHEN ${endedReason} = ${literal(reason)} THEN ${literal(row.group)}`,
+  );
+  return `CASE ${whens.join(' ')} ELSE ${otherwise} END`;
+}
+
 /** The class of a line from a tracker row (`t`, or NEW/OLD) and the line's own end reason. */
 function lineClass(t: string, present: string, endedReason: string): { group: string; sync: string } {
   return {
-    group:
+    group: lineGroupSql(
+      endedReason,
       present === 'TRUE'
         ? `${t}."parcelGroup"`
         : `CASE WHEN ${present} THEN ${t}."parcelGroup" ELSE ${noStatusGroup} END`,
+    ),
     sync: syncStateSql({
       present,
       syncState: `${t}."syncState"`,
@@ -370,6 +391,9 @@ export function statusClassesMigrationSql(provider: DatabaseProvider): string {
     `UPDATE "Tracker" SET "parcelGroup" = ${trackerClassOf('"Tracker"').parcelGroup};`,
     '',
     classAndRollupTriggersSql(provider),
+    '',
+    // Lines ended in the store before: filed under their ended group now (the counts' trigger moves them).
+    `UPDATE "TrackingLine" SET "parcelGroup" = ${lineGroupSql('"endedReason"', '"parcelGroup"')} WHERE "endedReason" IN (${endings.map(literal).join(', ')});`,
     '',
   ].join('\n');
 }

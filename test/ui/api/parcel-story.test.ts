@@ -241,4 +241,17 @@ describe('summaries equal their rows', () => {
     expect(detail.body.tracker.estimatedDelivery).toBeNull();
     expect(detail.body.tracker.status.label).toBe('Fulfilment cancelled');
   });
+
+  it('a cancelled fulfilment is counted and filtered where its badge says it is: Ended, not Label created', async () => {
+    const list = await shipments();
+    const row = list.rows.find((r) => r.trackingNumber === 'UPS-CANCEL-01')!;
+    expect(row.parcel.group).toBe('ended');
+    expect(list.counts.parcel.ended).toBe(1);
+    expect(list.counts.parcel.info_received).toBe(0);
+    // The facet's count is the filtered list's rows (the summary equals its rows).
+    const ended = await shipments('?parcel=ended');
+    expect(ended.rows.map((r) => r.trackingNumber)).toEqual(['UPS-CANCEL-01']);
+    expect(ended.total).toBe(1);
+    expect((await shipments('?parcel=info_received')).rows).toEqual([]);
+  });
 });
