@@ -3,7 +3,7 @@ import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js
 import { hotPathOf } from '../db/hot-path.js';
 import { SqlParams } from '../db/sql.js';
 import type { Shop } from '../generated/sqlite/client.js';
-import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
+import { type EncryptionKeyring, needsReseal, open, type SealedSecret, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
 
 export type { Shop };
@@ -98,6 +98,15 @@ export async function ensureShopExists(prisma: DatabaseClient, domain: string): 
 export function createShopRepository(prisma: DatabaseClient, keyring: EncryptionKeyring) {
   /** API keys' SHA-256 digests by sealed value (see pushReceiver): each key opened once, not per push. */
   const keyDigests = new Map<string, Buffer>();
+  /** Opens a sealed secret; one sealed under a retired key is sealed again under the current one (`keep`). */
+  async function openResealing(
+    sealed: SealedSecret,
+    keep: (fresh: SealedSecret) => Promise<unknown>,
+  ): Promise<string> {
+    const plaintext = open(keyring, sealed);
+    if (needsReseal(keyring, sealed)) await keep(seal(keyring, plaintext));
+    return plaintext;
+  }
   const repository = {
     findByDomain(domain: string): Promise<Shop | null> {
       return prisma.shop.findUnique({ where: { domain } });
@@ -167,14 +176,12 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
     async credentials(shop: Pick<Shop, 'id' | 'appName' | 'apiKeyCiphertext' | 'apiKeyKeyId'>) {
       if (!shop.appName || !shop.apiKeyCiphertext || !shop.apiKeyKeyId) return null;
       const sealed = { keyId: shop.apiKeyKeyId, ciphertext: shop.apiKeyCiphertext };
-      const apiKey = open(keyring, sealed);
-      if (needsReseal(keyring, sealed)) {
-        const fresh = seal(keyring, apiKey);
-        await prisma.shop.updateMany({
+      const apiKey = await openResealing(sealed, (fresh) =>
+        prisma.shop.updateMany({
           where: { id: shop.id, apiKeyCiphertext: shop.apiKeyCiphertext },
           data: { apiKeyCiphertext: fresh.ciphertext, apiKeyKeyId: fresh.keyId },
-        });
-      }
+        }),
+      );
       return { apiKey, appName: shop.appName } satisfies ShopCredentials;
     },
 
@@ -249,15 +256,12 @@ export function createShopRepository(prisma: DatabaseClient, keyring: Encryption
     ): Promise<string | null> {
       if (!shop.slackWebhookCiphertext || !shop.slackWebhookKeyId) return null;
       const sealed = { keyId: shop.slackWebhookKeyId, ciphertext: shop.slackWebhookCiphertext };
-      const url = open(keyring, sealed);
-      if (needsReseal(keyring, sealed)) {
-        const fresh = seal(keyring, url);
-        await prisma.shop.updateMany({
+      return openResealing(sealed, (fresh) =>
+        prisma.shop.updateMany({
           where: { id: shop.id, slackWebhookCiphertext: shop.slackWebhookCiphertext },
           data: { slackWebhookCiphertext: fresh.ciphertext, slackWebhookKeyId: fresh.keyId },
-        });
-      }
-      return url;
+        }),
+      );
     },
 
     /** The notification settings' columns (src/ui/api/notifications.ts decides them; the Slack URL is apart). */
