@@ -44,6 +44,8 @@ const distFolders = [
   'notifications',
   'observability',
   'proxy',
+  'proxy/locales',
+  'settings',
   'shipments',
   'shipments/queries',
   'shopify',
