@@ -2,7 +2,7 @@ import type { DatabaseClient } from '../db/client.js';
 import type { DatabaseProvider } from '../db/provider.js';
 import { providerOf } from '../db/provider-of.js';
 import { endedRows } from './parcel-model.js';
-import { attentionClassSql, statusClassInsertSql, statusClassSql } from './status-classes.js';
+import { statusClassInsertSql, statusClassSql } from './status-classes.js';
 import { syncStateSql } from './status-table.js';
 
 /**
@@ -18,7 +18,7 @@ import { syncStateSql } from './status-table.js';
  * - DeliveryCount: wanted trackers per shop, UTC day of creation, carrier, parcel group and transit time:
  *   the analytics. Deleting a tracker (retention) does not lower it, so past figures stay exact.
  *
- * The triggers hold no status code: a tracker's group and attention are read from the StatusClass table,
+ * The triggers hold no status code: a tracker's group is read from the StatusClass table,
  * the status table as rows (./status-classes.ts), and the group is stored on the tracker (Tracker.parcelGroup)
  * so its lines and its analytics are counted, and later moved, from the group it was counted in. A change
  * to the status table is a forward migration of the StatusClass rows and of the trackers holding the codes
@@ -292,43 +292,28 @@ export function carrierBackfillSql(): string {
 
 /* ------------------------------------------------------------------ a tracker's class */
 
-/** Columns of a tracker that decide its group, its attention and its last sign of life. */
-const trackerClassInputs = [
-  'status',
-  'statusDetail',
-  'desired',
-  'remote',
-  'lastEventAt',
-  'syncedAt',
-  'createdAt',
-];
+/** Columns of a tracker that decide its group. */
+const trackerClassInputs = ['status', 'statusDetail'];
 
-/** Tracker.parcelGroup, attention and quietSince of the tracker row `t` (NEW, or the table). */
-function trackerClassOf(t: string): { parcelGroup: string; attention: string; quietSince: string } {
-  const status = `${t}."status"`;
-  const detail = `${t}."statusDetail"`;
-  return {
-    parcelGroup: statusClassSql(status, detail, 'parcelGroup'),
-    attention: attentionClassSql({ status, detail, desired: `${t}."desired"`, remote: `${t}."remote"` }),
-    quietSince: `COALESCE(${t}."lastEventAt", ${t}."syncedAt", ${t}."createdAt")`,
-  };
+/** Tracker.parcelGroup of the tracker row `t` (NEW, or the table), from the StatusClass rows. */
+function trackerGroupOf(t: string): string {
+  return statusClassSql(`${t}."status"`, `${t}."statusDetail"`, 'parcelGroup');
 }
 
 /**
- * The triggers that keep Tracker.parcelGroup (what its lines and analytics count), attention and quietSince
- * (the attention list's index: shopId, attention, quietSince, id) from the StatusClass rows. PostgreSQL sets
- * them before the row is written; SQLite, which cannot change NEW, right after it (the counts triggers then
- * see a move from the default group to the tracker's).
+ * The triggers that keep Tracker.parcelGroup (what its lines and analytics count) from the StatusClass rows.
+ * PostgreSQL sets it before the row is written; SQLite, which cannot change NEW, right after it (the counts
+ * triggers then see a move from the default group to the tracker's).
  */
 export function trackerClassTriggersSql(provider: DatabaseProvider): string {
-  const c = trackerClassOf('NEW');
+  const group = trackerGroupOf('NEW');
   if (provider === 'postgresql') {
     return [
-      `CREATE OR REPLACE FUNCTION "tracksync_tracker_class"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    NEW."parcelGroup" := ${c.parcelGroup};\n    NEW."attention" := ${c.attention};\n    NEW."quietSince" := ${c.quietSince};\n    RETURN NEW;\nEND $$;`,
+      `CREATE OR REPLACE FUNCTION "tracksync_tracker_class"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    NEW."parcelGroup" := ${group};\n    RETURN NEW;\nEND $$;`,
       `CREATE TRIGGER "Tracker_class" BEFORE INSERT OR UPDATE OF ${trackerClassInputs.map(q).join(', ')} ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_class"();`,
     ].join('\n\n');
   }
-  const set = `UPDATE "Tracker" SET "parcelGroup" = ${c.parcelGroup}, "attention" = ${c.attention}, "quietSince" = ${c.quietSince} WHERE "id" = NEW."id";`;
+  const set = `UPDATE "Tracker" SET "parcelGroup" = ${group} WHERE "id" = NEW."id";`;
   return [
     `CREATE TRIGGER "Tracker_class_insert" AFTER INSERT ON "Tracker" BEGIN\n    ${set}\nEND;`,
     `CREATE TRIGGER "Tracker_class_update" AFTER UPDATE OF ${trackerClassInputs.map(q).join(', ')} ON "Tracker" WHEN ${changed(trackerClassInputs, provider)} BEGIN\n    ${set}\nEND;`,
@@ -387,8 +372,17 @@ export function statusClassesMigrationSql(provider: DatabaseProvider): string {
         : `DROP TRIGGER IF EXISTS "${name}";`,
     ),
     ...drops.functions.map((name) => `DROP FUNCTION IF EXISTS "${name}"();`),
+    // The attention list these columns served reads the shipment problems now: they go with their triggers
+    // (after them: SQLite refuses to drop a column a trigger names).
+    `DROP INDEX IF EXISTS "Tracker_shopId_attention_quietSince_id_idx";`,
+    ...(provider === 'postgresql'
+      ? [`ALTER TABLE "Tracker" DROP COLUMN "attention", DROP COLUMN "quietSince";`]
+      : [
+          `ALTER TABLE "Tracker" DROP COLUMN "attention";`,
+          `ALTER TABLE "Tracker" DROP COLUMN "quietSince";`,
+        ]),
     statusClassInsertSql(),
-    `UPDATE "Tracker" SET "parcelGroup" = ${trackerClassOf('"Tracker"').parcelGroup};`,
+    `UPDATE "Tracker" SET "parcelGroup" = ${trackerGroupOf('"Tracker"')};`,
     '',
     classAndRollupTriggersSql(provider),
     '',
@@ -405,9 +399,8 @@ export function statusClassesMigrationSql(provider: DatabaseProvider): string {
 export function rollupBackfillSql(provider: DatabaseProvider): string {
   const cls = lineClass('t', 'TRUE', '"TrackingLine"."endedReason"');
   const day = (c: string) => dayOf(c, provider);
-  const tracker = trackerClassOf('"Tracker"');
   return [
-    `UPDATE "Tracker" SET "parcelGroup" = ${tracker.parcelGroup}, "attention" = ${tracker.attention}, "quietSince" = ${tracker.quietSince};`,
+    `UPDATE "Tracker" SET "parcelGroup" = ${trackerGroupOf('"Tracker"')};`,
     `UPDATE "TrackingLine" SET ("parcelGroup", "syncState") = (SELECT ${cls.group}, ${cls.sync} FROM "Tracker" AS t WHERE t."id" = "TrackingLine"."trackerId") WHERE "trackerId" IS NOT NULL;`,
     `DELETE FROM "ShipmentCount";`,
     `INSERT INTO "ShipmentCount" (${shipmentCountKey}, "count") SELECT l."shopId", ${day('l."createdAt"')}, l."parcelGroup", l."syncState", COUNT(*) FROM "TrackingLine" AS l WHERE ${visible('l')} GROUP BY 1, 2, 3, 4;`,

@@ -75,26 +75,6 @@ export function statusClassSql(
   return `COALESCE(${row(code, `COALESCE(${detail}, '')`)}, ${row(code, "''")}, ${row(`'${OTHER_STATUS}'`, "''")})`;
 }
 
-/**
- * Where a tracker stands for the attention list: 'trouble' (wanted, its class is trouble), 'watch'
- * (wanted, held by the service, not final: late once quiet for the shop's days), else NULL.
- */
-export function attentionClassSql(t: {
-  status: string;
-  detail: string;
-  desired: string;
-  remote: string;
-}): string {
-  const yes = (column: 'final' | 'trouble') => `${statusClassSql(t.status, t.detail, column)} = TRUE`;
-  return [
-    'CASE',
-    `WHEN ${t.desired} <> 'active' THEN NULL`,
-    `WHEN ${yes('trouble')} THEN 'trouble'`,
-    `WHEN ${t.remote} = 'present' AND NOT (${yes('final')}) THEN 'watch'`,
-    'ELSE NULL END',
-  ].join(' ');
-}
-
 /* ------------------------------------------------------------------ forward migrations */
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
@@ -108,16 +88,9 @@ export function statusClassInsertSql(rows: readonly StatusClassRow[] = statusCla
   return `INSERT INTO "StatusClass" (${columns}) VALUES\n    ${rows.map(values).join(',\n    ')};`;
 }
 
-/** The class columns a tracker row stores, from its status (for a re-classification). */
+/** The class column a tracker row stores, from its status (for a re-classification). */
 export function trackerClassSet(t: string): string {
-  const s = `${t}."status"`;
-  const d = `${t}."statusDetail"`;
-  return `"parcelGroup" = ${statusClassSql(s, d, 'parcelGroup')}, "attention" = ${attentionClassSql({
-    status: s,
-    detail: d,
-    desired: `${t}."desired"`,
-    remote: `${t}."remote"`,
-  })}`;
+  return `"parcelGroup" = ${statusClassSql(`${t}."status"`, `${t}."statusDetail"`, 'parcelGroup')}`;
 }
 
 /** The codes whose rows differ between two versions of the table ('' and '*' included). */
@@ -142,7 +115,7 @@ export function changedCodes(
 
 /**
  * The forward migration of a status-table change: the StatusClass rows rewritten, then the trackers
- * holding a changed code re-classified (their group and attention; the triggers move their lines and
+ * holding a changed code re-classified (their group; the triggers move their lines and
  * their counts from the group they were counted in), shop by shop on the (shopId, status) index, so it
  * costs the trackers that change, not the table. A change to '*' (a status in no list) re-classifies
  * every tracker whose stored class differs. Empty when nothing changed.

@@ -1,19 +1,10 @@
 /**
- * The status table's SQL: the rules of the parcel model (src/shipments/parcel-model.ts, one row per status
- * code) as the SQL that the shipments' facets, the daily rollups and the analytics run (`parcelGroupSql`,
- * `syncStateSql`, `attentionSql`), generated from the model's rows, so the attention list, the filters, the
- * counts and the analytics can never classify a status two ways; and the sync states of a shipment line.
+ * The status table: the lists the parcel model's rows make (src/shipments/parcel-model.ts, one row per status
+ * code; the database reads them as StatusClass rows, src/shipments/status-classes.ts), and the sync states
+ * of a shipment line with their SQL (`syncStateSql`, which the rollup triggers run).
  *
  * Plain TypeScript whose only import is the model (itself import-free): the page's bundle uses it too.
  */
-
-import {
-  finalStatuses,
-  groupByDetail,
-  movingStatuses,
-  parcelGroupStatuses,
-  troubleGroups,
-} from './parcel-model.js';
 
 export {
   finalStatuses,
@@ -33,50 +24,9 @@ export {
 
 /* ------------------------------------------------------------------ the same rules in SQL */
 
-/** A string literal for generated SQL (the lists above are trusted constants; quotes doubled anyway). */
+/** A string literal for generated SQL (the lists below are trusted constants; quotes doubled anyway). */
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const list = (codes: readonly string[]) => codes.map(literal).join(', ');
-
-/**
- * parcelGroupOf in SQL, over two column expressions holding the stored (normalised) status and detail.
- * `present` is an SQL condition that is false when there is no tracker at all (a line waiting for its
- * carrier): such a line has no scan yet.
- */
-export function parcelGroupSql(status: string, detail: string, present = 'TRUE'): string {
-  const byDetail = Object.entries(groupByDetail).map(
-    ([d, group]) =>
-      `WHEN ${status} IN (${list(movingStatuses)}) AND ${detail} = ${literal(d)} THEN ${literal(group!)}`,
-  );
-  const byStatus = Object.entries(parcelGroupStatuses).map(
-    ([group, codes]) => `WHEN ${status} IN (${list(codes)}) THEN ${literal(group)}`,
-  );
-  return [
-    'CASE',
-    `WHEN NOT (${present}) OR ${status} IS NULL OR ${status} = '' THEN 'not_scanned'`,
-    ...byDetail,
-    ...byStatus,
-    `ELSE 'in_transit' END`,
-  ].join(' ');
-}
-
-/** isFinalStatus in SQL, over a column expression holding the stored (normalised) status. */
-export function finalStatusSql(status: string): string {
-  return `${status} IN (${list(finalStatuses)})`;
-}
-
-/**
- * Where a tracker stands for the attention list, in SQL: 'trouble' (wanted, status in a trouble group),
- * 'watch' (wanted, held by the service, not final: late once quiet for the shop's days), else NULL.
- */
-export function attentionSql(t: { status: string; detail: string; desired: string; remote: string }): string {
-  return [
-    'CASE',
-    `WHEN ${t.desired} <> 'active' THEN NULL`,
-    `WHEN ${parcelGroupSql(t.status, t.detail)} IN (${list(troubleGroups)}) THEN 'trouble'`,
-    `WHEN ${t.remote} = 'present' AND (${t.status} IS NULL OR NOT (${finalStatusSql(t.status)})) THEN 'watch'`,
-    'ELSE NULL END',
-  ].join(' ');
-}
 
 /** The sync states a shipment line can be in (see syncStateOf in src/ui/vocabulary.ts). */
 export const syncStates = [

@@ -22,6 +22,8 @@ DROP TRIGGER IF EXISTS "Tracker_deliveries_insert" ON "Tracker";
 DROP TRIGGER IF EXISTS "Tracker_deliveries_update" ON "Tracker";
 DROP TRIGGER IF EXISTS "Tracker_attention" ON "Tracker";
 DROP FUNCTION IF EXISTS "tracksync_tracker_attention"();
+DROP INDEX IF EXISTS "Tracker_shopId_attention_quietSince_id_idx";
+ALTER TABLE "Tracker" DROP COLUMN "attention", DROP COLUMN "quietSince";
 INSERT INTO "StatusClass" ("code", "detail", "parcelGroup", "final", "trouble") VALUES
     ('', '', 'not_scanned', FALSE, FALSE),
     ('*', '', 'in_transit', FALSE, FALSE),
@@ -76,12 +78,10 @@ UPDATE "Tracker" SET "parcelGroup" = COALESCE((SELECT c."parcelGroup" FROM "Stat
 CREATE OR REPLACE FUNCTION "tracksync_tracker_class"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW."parcelGroup" := COALESCE((SELECT c."parcelGroup" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = COALESCE(NEW."statusDetail", '')), (SELECT c."parcelGroup" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = ''), (SELECT c."parcelGroup" FROM "StatusClass" AS c WHERE c."code" = '*' AND c."detail" = ''));
-    NEW."attention" := CASE WHEN NEW."desired" <> 'active' THEN NULL WHEN COALESCE((SELECT c."trouble" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = COALESCE(NEW."statusDetail", '')), (SELECT c."trouble" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = ''), (SELECT c."trouble" FROM "StatusClass" AS c WHERE c."code" = '*' AND c."detail" = '')) = TRUE THEN 'trouble' WHEN NEW."remote" = 'present' AND NOT (COALESCE((SELECT c."final" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = COALESCE(NEW."statusDetail", '')), (SELECT c."final" FROM "StatusClass" AS c WHERE c."code" = COALESCE(NEW."status", '') AND c."detail" = ''), (SELECT c."final" FROM "StatusClass" AS c WHERE c."code" = '*' AND c."detail" = '')) = TRUE) THEN 'watch' ELSE NULL END;
-    NEW."quietSince" := COALESCE(NEW."lastEventAt", NEW."syncedAt", NEW."createdAt");
     RETURN NEW;
 END $$;
 
-CREATE TRIGGER "Tracker_class" BEFORE INSERT OR UPDATE OF "status", "statusDetail", "desired", "remote", "lastEventAt", "syncedAt", "createdAt" ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_class"();
+CREATE TRIGGER "Tracker_class" BEFORE INSERT OR UPDATE OF "status", "statusDetail" ON "Tracker" FOR EACH ROW EXECUTE FUNCTION "tracksync_tracker_class"();
 
 CREATE OR REPLACE FUNCTION "tracksync_line_class"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
