@@ -1,10 +1,10 @@
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { providerOf } from '../db/provider-of.js';
+import { inTransaction } from '../db/transaction.js';
 import type { Logger } from '../logger.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import {
   deletePicked,
-  inBatchTransaction,
   type KeyedRule,
   keyedRuleIds,
   type PassTimes,
@@ -138,7 +138,7 @@ export function createRetention(
   }
 
   async function keyedBatch(rule: KeyedRule, times: PassTimes): Promise<Batch> {
-    return inBatchTransaction(deps.prisma, async (tx) => {
+    return inTransaction(deps.prisma, async (tx) => {
       const ids = rule.sweep
         ? await sweepKeys(tx, { ...rule, sweep: rule.sweep }, times)
         : await keyedRuleIds(tx, provider, rule, times, config.batchSize);

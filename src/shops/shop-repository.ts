@@ -75,6 +75,71 @@ export function ensureShop(db: DatabaseClient | Tx, domain: string): Promise<Sho
   return db.shop.upsert({ where: { domain }, update: {}, create: newShop(domain) });
 }
 
+/** The shop rows of these domains: id, domain and whether (when) the app was uninstalled. */
+export function shopsInstallState(
+  db: DatabaseClient | Tx,
+  domains: string[],
+): Promise<Array<{ id: string; domain: string; uninstalledAt: Date | null }>> {
+  return db.shop.findMany({
+    where: { domain: { in: domains } },
+    select: { id: true, domain: true, uninstalledAt: true },
+  });
+}
+
+/** app/uninstalled: the shop's row marked uninstalled, its work held. How many rows (0: unknown shop). */
+export async function markShopUninstalled(tx: Tx, domain: string): Promise<number> {
+  const { count } = await tx.shop.updateMany({
+    where: { domain },
+    data: {
+      uninstalledAt: new Date(),
+      ...pausedColumns('uninstalled'),
+    },
+  });
+  return count;
+}
+
+/** The shop's pushes arrive: the newest arrival, kept only when later than the one stored. */
+export async function noteStatusPushesUntil(
+  prisma: DatabaseClient,
+  shopId: string,
+  newest: Date,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: shopId, OR: [{ lastStatusPushAt: null }, { lastStatusPushAt: { lt: newest } }] },
+    data: { lastStatusPushAt: newest },
+  });
+}
+
+/** The shop's status push token (src/status-pushes/token.ts), or null; the shop must exist. */
+export async function statusPushTokenOf(prisma: DatabaseClient, shopId: string): Promise<string | null> {
+  const shop = await prisma.shop.findUniqueOrThrow({
+    where: { id: shopId },
+    select: { statusPushToken: true },
+  });
+  return shop.statusPushToken;
+}
+
+/** Sets the shop's status push token unless it has one (two callers at once: the first wins). */
+export async function setStatusPushTokenIfNone(
+  prisma: DatabaseClient,
+  shopId: string,
+  token: string,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: shopId, statusPushToken: null },
+    data: { statusPushToken: token },
+  });
+}
+
+/** Sets the shop's status push token. */
+export async function setStatusPushToken(
+  prisma: DatabaseClient,
+  shopId: string,
+  token: string,
+): Promise<void> {
+  await prisma.shop.update({ where: { id: shopId }, data: { statusPushToken: token }, select: { id: true } });
+}
+
 /**
  * Makes the shop row, outside any transaction, if it is missing. Two workers applying the first
  * deliveries of a new store at once would otherwise both insert it inside their transactions, and on

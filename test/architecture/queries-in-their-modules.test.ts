@@ -84,19 +84,11 @@ const stillToMove: readonly string[] = [
   'shops/session-storage.ts',
   'shops/shop-lock.ts',
   'shops/tracking-page-settings.ts',
-  'status-pushes/apply.ts',
-  'status-pushes/token.ts',
   'trackers/apply-new-fulfillments.ts',
   'trackers/desired-state.ts',
   'trackers/map-carrier.ts',
   'trackers/reconciler.ts',
   'trackers/refresh-carriers.ts',
-  'webhooks/admit-deliveries.ts',
-  'webhooks/apply-in-bulk.ts',
-  'webhooks/delivery-done.ts',
-  'webhooks/process-deliveries.ts',
-  'webhooks/topics/app-uninstalled.ts',
-  'webhooks/topics/compliance.ts',
 ];
 
 describe('queries live in their query modules', () => {

@@ -235,8 +235,3 @@ export async function runKeyedStatements(
   }
   return deleted;
 }
-
-/** A keyed rule's batch in one short transaction. */
-export function inBatchTransaction<T>(prisma: DatabaseClient, batch: (tx: Tx) => Promise<T>): Promise<T> {
-  return prisma.$transaction(batch);
-}
