@@ -69,8 +69,6 @@ const stillToMove: readonly string[] = [
   'flow/queue-flow-event.ts',
   'flow/send-flow-events.ts',
   'jobs/backfill.ts',
-  'notifications/digest-schedule.ts',
-  'notifications/send-digests.ts',
   'shipments/balance-forecast.ts',
   'shipments/poll-statuses.ts',
   'shipments/post-store-events.ts',
