@@ -140,6 +140,11 @@ export async function setStatusPushToken(
   await prisma.shop.update({ where: { id: shopId }, data: { statusPushToken: token }, select: { id: true } });
 }
 
+/** The shop's id by its domain, if there is a row. */
+export function shopIdByDomain(db: DatabaseClient | Tx, domain: string): Promise<{ id: string } | null> {
+  return db.shop.findUnique({ where: { domain }, select: { id: true } });
+}
+
 /**
  * Makes the shop row, outside any transaction, if it is missing. Two workers applying the first
  * deliveries of a new store at once would otherwise both insert it inside their transactions, and on

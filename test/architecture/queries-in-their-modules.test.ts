@@ -65,9 +65,6 @@ const stillToMove: readonly string[] = [
   'proxy/lookup-limits.ts',
   // Not reached yet.
   'cli/shop-commands.ts',
-  'flow/lifecycle.ts',
-  'flow/queue-flow-event.ts',
-  'flow/send-flow-events.ts',
   'jobs/backfill.ts',
   'shipments/balance-forecast.ts',
   'shipments/poll-statuses.ts',
