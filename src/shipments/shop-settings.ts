@@ -1,6 +1,6 @@
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { lockShop } from '../shops/shop-repository.js';
 import type { ShopSettings } from '../shops/shop-repository.js';
 import { queueLinksForSetting } from './tracking-links.js';
 

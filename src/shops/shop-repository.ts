@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js';
 import { hotPathOf } from '../db/hot-path.js';
 import { SqlParams } from '../db/sql.js';
-import type { Shop } from '../generated/sqlite/client.js';
+import type { Prisma, Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
 
@@ -143,6 +143,64 @@ export async function setStatusPushToken(
 /** The shop's id by its domain, if there is a row. */
 export function shopIdByDomain(db: DatabaseClient | Tx, domain: string): Promise<{ id: string } | null> {
   return db.shop.findUnique({ where: { domain }, select: { id: true } });
+}
+
+/** A reinstall: the shop's uninstall cleared, installed now, with its pause columns as given. */
+export function markShopReinstalled(
+  tx: Tx,
+  shopId: string,
+  pause: Pick<Prisma.ShopUpdateInput, 'pausedReason' | 'pausedMessage' | 'pausedAt' | 'probeAt'>,
+): Promise<Shop> {
+  return tx.shop.update({
+    where: { id: shopId },
+    data: {
+      uninstalledAt: null,
+      installedAt: new Date(),
+      ...pause,
+    },
+  });
+}
+
+/** Up to `limit` installed shops whose store profile was never read or last read at `readBefore` or earlier. */
+export function shopsDueProfileRead(
+  prisma: DatabaseClient,
+  readBefore: Date,
+  limit: number,
+): Promise<Array<{ id: string; domain: string; timezone: string }>> {
+  return prisma.shop.findMany({
+    where: {
+      uninstalledAt: null,
+      OR: [{ profileCheckedAt: null }, { profileCheckedAt: { lte: readBefore } }],
+    },
+    select: { id: true, domain: true, timezone: true },
+    orderBy: { profileCheckedAt: { sort: 'asc', nulls: 'first' } },
+    take: limit,
+  });
+}
+
+/** Writes what was read of the store's profile, or when to read it again. */
+export async function updateShopProfile(
+  prisma: DatabaseClient,
+  shopId: string,
+  data: Pick<Prisma.ShopUpdateInput, 'timezone' | 'contactEmail' | 'profileCheckedAt' | 'nextDigestAt'>,
+): Promise<void> {
+  await prisma.shop.update({ where: { id: shopId }, data });
+}
+
+/**
+ * One shop's store events are applied one at a time: each use case first writes the shop's row, so a
+ * concurrent one (another worker, on PostgreSQL) waits until this transaction ends and then reads what it
+ * wrote. Without it two workers could each read the state from before the other's change, and an older
+ * update (or a fulfilment racing its order's cancellation) could win.
+ */
+export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTrackingPage: boolean }> {
+  // What it returns is read under the lock: a setting changed meanwhile (in its own locked transaction)
+  // is seen here.
+  return tx.shop.update({
+    where: { id: shopId },
+    data: { updatedAt: new Date() },
+    select: { linkToTrackingPage: true },
+  });
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   newLineRow,
   newTrackerRow,
 } from './desired-state.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { lockShop } from '../shops/shop-repository.js';
 import { newRowId } from '../lib/row-id.js';
 
 /**

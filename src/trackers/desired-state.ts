@@ -2,7 +2,7 @@ import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js'
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import { providerOf } from '../db/provider-of.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { lockShop } from '../shops/shop-repository.js';
 import { customerEmailHash } from '../lib/email-hash.js';
 import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
