@@ -203,6 +203,30 @@ export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTracking
   });
 }
 
+/** A paused shop's probe taken: its next probe at `probeAt` (only shops still paused). */
+export async function setPausedShopsProbeAt(
+  prisma: DatabaseClient,
+  shopIds: string[],
+  probeAt: Date,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: { in: shopIds }, pausedAt: { not: null } },
+    data: { probeAt },
+  });
+}
+
+/** The shop's row by its domain, if there is one. */
+export function shopByDomain(db: DatabaseClient | Tx, domain: string): Promise<Shop | null> {
+  return db.shop.findUnique({ where: { domain } });
+}
+
+/** The shops (all, or the one named) that have active lines still waiting for a carrier. */
+export function shopsWithWaitingLines(prisma: DatabaseClient, shopId?: string): Promise<Shop[]> {
+  return prisma.shop.findMany({
+    where: { ...(shopId ? { id: shopId } : {}), trackingLines: { some: { active: true, trackerId: null } } },
+  });
+}
+
 /**
  * Makes the shop row, outside any transaction, if it is missing. Two workers applying the first
  * deliveries of a new store at once would otherwise both insert it inside their transactions, and on

@@ -74,11 +74,6 @@ const stillToMove: readonly string[] = [
   'shipments/shop-settings.ts',
   'shipments/status-classes.ts',
   'shipments/tracking-links.ts',
-  'trackers/apply-new-fulfillments.ts',
-  'trackers/desired-state.ts',
-  'trackers/map-carrier.ts',
-  'trackers/reconciler.ts',
-  'trackers/refresh-carriers.ts',
 ];
 
 describe('queries live in their query modules', () => {

@@ -1,5 +1,4 @@
 import type { Tx } from '../../db/client.js';
-import type { Shop } from '../../generated/sqlite/client.js';
 
 /**
  * The privacy topics' reads and writes (src/webhooks/topics/compliance.ts), each in the delivery's
@@ -15,11 +14,6 @@ export async function recordComplianceRequest(
   summary: string,
 ): Promise<void> {
   await tx.complianceRequest.create({ data: { shopDomain, topic, summary } });
-}
-
-/** The shop's row by its domain, if there is one. */
-export function shopByDomain(tx: Tx, domain: string): Promise<Shop | null> {
-  return tx.shop.findUnique({ where: { domain } });
 }
 
 /** What the shop holds of these orders' tracking lines: the data a data request reports. */

@@ -11,9 +11,9 @@ import {
   markCustomersRedacted,
   recordComplianceRequest,
   rewriteComplianceSummary,
-  shopByDomain,
   shopUninstalledAt,
 } from '../queries/compliance.js';
+import { shopByDomain } from '../../shops/shop-repository.js';
 import type { TopicContext, TopicHandler } from './types.js';
 
 /**
