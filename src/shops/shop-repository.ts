@@ -227,6 +227,15 @@ export function shopsWithWaitingLines(prisma: DatabaseClient, shopId?: string): 
   });
 }
 
+/** Writes a shop's settings: the row as it is then. */
+export function updateShopSettings(
+  db: DatabaseClient | Tx,
+  shopId: string,
+  settings: Partial<ShopSettings>,
+): Promise<Shop> {
+  return db.shop.update({ where: { id: shopId }, data: settings });
+}
+
 /**
  * Makes the shop row, outside any transaction, if it is missing. Two workers applying the first
  * deliveries of a new store at once would otherwise both insert it inside their transactions, and on
