@@ -68,7 +68,6 @@ const stillToMove: readonly string[] = [
   'cli/shop-commands.ts',
   'jobs/backfill.ts',
   'shipments/poll-statuses.ts',
-  'shipments/post-store-events.ts',
   'shipments/rollups.ts',
 ];
 
