@@ -67,7 +67,6 @@ const stillToMove: readonly string[] = [
   // Not reached yet.
   'proxy/lookup-limits.ts',
   'cli/shop-commands.ts',
-  'shipments/rollups.ts',
 ];
 
 describe('queries live in their query modules', () => {
