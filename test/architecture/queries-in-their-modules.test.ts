@@ -12,7 +12,8 @@ import { modules, srcDir } from '../helpers/module-graph.js';
  * A call is found on any client variable (prisma, tx, db, client, deps.prisma, ctx.tx, this.prisma …):
  * a model delegate's read or write (the model names are read from the Prisma schema, so `shops.findByDomain`
  * of a repository is no call), `$queryRaw*`, `$executeRaw*`, `$transaction`, and raw SQL run through
- * src/db's helpers (`queryRows`, `hotPathOf`, `inHotTransaction`).
+ * src/db's helpers (`queryRows`, `hotPathOf`, `inHotTransaction`). A use case opens its unit of work with
+ * src/db/transaction.ts `inTransaction`, and the queries it runs inside take the transaction's client.
  */
 const schema = readFileSync(path.resolve(srcDir, '../prisma/schema.prisma'), 'utf8');
 const delegates = [...schema.matchAll(/^model (\w+) \{/gm)].map(
@@ -57,14 +58,14 @@ function offenders(): Map<string, number> {
  * module may join it.
  */
 const stillToMove: readonly string[] = [
-  // Being changed by issue 32's shipment-model work; moved once that lands.
+  // Being changed by other parts of issue 32 (the one model of a shipment, the queue passes) while the rest
+  // moved: their calls move into their domains' query modules once those changes land.
   'cli/tracker-commands.ts',
   'flow/queue-triggers.ts',
   'jobs/backfill.ts',
   'notifications/instant-problems.ts',
   'shipments/estimates.ts',
   'shipments/status-classes.ts',
-  // Not reached yet.
 ];
 
 describe('queries live in their query modules', () => {
@@ -93,6 +94,11 @@ describe('queries live in their query modules', () => {
     expect(count('await deps.shops.findByDomain(shop)')).toBe(0);
     expect(count('listed.value.find((x) => x.id)')).toBe(0);
     expect(count('await deps.api.create(input)')).toBe(0);
-    expect(found.size).toBeGreaterThan(0);
+    // And the query modules it leaves out hold the real calls it would find.
+    const queryModule = (relative: string) => readFileSync(path.join(srcDir, relative), 'utf8');
+    expect(count(queryModule('jobs/queries/retention.ts'))).toBeGreaterThan(0);
+    expect(count(queryModule('shops/shop-repository.ts'))).toBeGreaterThan(0);
+    expect(isDataModule('webhooks/queries/deliveries.ts')).toBe(true);
+    expect(isDataModule('webhooks/process-deliveries.ts')).toBe(false);
   });
 });
