@@ -31,12 +31,8 @@ import type { DatabaseProvider } from '../src/db/provider.js';
 import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { findCarrier } from '../tools/emulator/carriers.js';
 import { shipmentSnapshot } from '../tools/emulator/lifecycle.js';
-import {
-  createRetention,
-  defaultRetention,
-  retentionRules,
-  type RetentionSettings,
-} from '../src/jobs/retention.js';
+import { retentionRules } from '../src/jobs/queries/retention.js';
+import { createRetention, defaultRetention, type RetentionSettings } from '../src/jobs/retention.js';
 import { customerEmailHash } from '../src/lib/email-hash.js';
 import { statusChanges, statusFromShipment } from '../src/shipments/status.js';
 import { parsePush } from '../src/status-pushes/payload.js';

@@ -5,6 +5,7 @@ import type { DatabaseClient } from '../db/client.js';
 import { defaultDepthCap, queueDepth } from '../db/lease-queue.js';
 import { allQueues } from '../db/queues.js';
 import { type DatabaseGauges, metricsRegistry } from '../observability/metrics.js';
+import { countTrackersInSyncState, pausedShopReasons } from './health-queries.js';
 
 /**
  * GET /metrics, never public by default: served either on its own listener (METRICS_PORT, bound to
@@ -69,14 +70,10 @@ async function readFigures(prisma: DatabaseClient, cap: number): Promise<Databas
     // Through the (syncState, nextAttemptAt) index, up to the cap.
     trackersByState.push({
       syncState,
-      count: await prisma.tracker.count({ where: { syncState }, take: cap }),
+      count: await countTrackersInSyncState(prisma, syncState, cap),
     });
   }
-  const paused = await prisma.shop.findMany({
-    where: { pausedAt: { not: null } },
-    select: { pausedReason: true },
-    take: cap,
-  });
+  const paused = await pausedShopReasons(prisma, cap);
   const byReason = new Map<string, number>();
   for (const shop of paused) {
     const reason = shop.pausedReason ?? 'unknown';

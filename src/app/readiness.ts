@@ -2,6 +2,7 @@ import type { DatabaseClient } from '../db/client.js';
 import { readMigrationsList } from '../db/migrate.js';
 import { migrationsDirFor } from '../db/paths.js';
 import type { DatabaseProvider } from '../db/provider.js';
+import { finishedMigrationNames } from './health-queries.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -17,9 +18,7 @@ export function createReadinessCheck(prisma: DatabaseClient, provider: DatabaseP
     );
     let applied: Array<{ migration_name: string }>;
     try {
-      applied = await prisma.$queryRawUnsafe<Array<{ migration_name: string }>>(
-        'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-      );
+      applied = await finishedMigrationNames(prisma);
     } catch {
       return { ready: false, reason: 'database unreachable or not migrated' };
     }

@@ -14,6 +14,7 @@ import {
   stringOption,
   validateFlags,
 } from './command.js';
+import { trackersByShopAndSyncState } from '../trackers/queries/tracker-counts.js';
 import { printResult, printTable } from './output.js';
 
 const syncStates = ['pending', 'synced', 'failed', 'dead'] as const;
@@ -75,11 +76,11 @@ export const shopList = defineCommand({
   ...jsonOnly,
   async run(app, input) {
     const shops = await app.shops.list();
-    const groups = await app.prisma.tracker.groupBy({ by: ['shopId', 'syncState'], _count: { _all: true } });
+    const groups = await trackersByShopAndSyncState(app.prisma);
     const counts = new Map<string, Record<string, number>>();
     for (const g of groups) {
       const byState = counts.get(g.shopId) ?? {};
-      byState[g.syncState] = g._count._all;
+      byState[g.syncState] = g.count;
       counts.set(g.shopId, byState);
     }
     const urls = new Map<string, string>();

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { DatabaseClient } from '../db/client.js';
-import { queryRows, SqlParams } from '../db/sql.js';
+import { shopIdByDomain } from '../shops/shop-repository.js';
+import { dropTriggerInUse, writeTriggerInUse } from './queries/flow-events.js';
 import { myshopifyDomain } from '../lib/shop-domain.js';
 import { type FlowTriggerHandle, handleOfDefinition } from './triggers.js';
 
@@ -107,23 +108,16 @@ export async function applyLifecycleCallback(
   prisma: DatabaseClient,
   callback: LifecycleCallback,
 ): Promise<LifecycleResult> {
-  const shop = await prisma.shop.findUnique({ where: { domain: callback.shopDomain }, select: { id: true } });
+  const shop = await shopIdByDomain(prisma, callback.shopDomain);
   if (!shop) return { kind: 'unknown_shop' };
   const handle = handleOfDefinition(callback.definitionId);
   if (!handle) return { kind: 'unknown_trigger', shopId: shop.id };
   const at = callback.timestamp;
   if (!callback.enabled) {
-    await prisma.flowTriggerInUse.deleteMany({ where: { shopId: shop.id, handle, updatedAt: { lte: at } } });
-    const newer = await prisma.flowTriggerInUse.count({ where: { shopId: shop.id, handle } });
+    const { newer } = await dropTriggerInUse(prisma, shop.id, handle, at);
     return { kind: newer > 0 ? 'stale' : 'disabled', shopId: shop.id, handle };
   }
   // One statement: written unless a newer callback's row is there.
-  const p = SqlParams.for(prisma);
-  const written = await queryRows<{ handle: string }>(
-    prisma,
-    `INSERT INTO "FlowTriggerInUse" ("shopId", "handle", "updatedAt") VALUES (${p.text(shop.id)}, ${p.text(handle)}, ${p.time(at)}) ` +
-      `ON CONFLICT ("shopId", "handle") DO UPDATE SET "updatedAt" = excluded."updatedAt" WHERE "FlowTriggerInUse"."updatedAt" <= excluded."updatedAt" RETURNING "handle"`,
-    p,
-  );
-  return { kind: written.length > 0 ? 'enabled' : 'stale', shopId: shop.id, handle };
+  const written = await writeTriggerInUse(prisma, shop.id, handle, at);
+  return { kind: written ? 'enabled' : 'stale', shopId: shop.id, handle };
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { type QueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { flowEventQueue } from '../db/queues.js';
 import type { FlowEvent } from '../generated/sqlite/client.js';
 import { nowOf } from '../lib/clock.js';
 import type { StoreCallResult } from '../shipments/post-store-events.js';
 import { afterStoreFailure } from '../shipments/store-retry.js';
+import { finishFlowEvent, leasedFlowEvents, triggersInUseOf } from './queries/flow-events.js';
 import type { FlowTriggerApi } from '../shopify/flow-trigger-receive.js';
 
 /**
@@ -45,22 +46,10 @@ export async function sendFlowEvents(deps: FlowSendDeps, limit: number): Promise
     limit,
     now: nowOf(deps),
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.flowEvent.findMany({
-        where: { id: { in: ids }, leaseOwner: token },
-        include: { shop: { select: { domain: true, uninstalledAt: true } } },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      }),
+    load: (ids, token) => leasedFlowEvents(deps.prisma, ids, token),
     act: async (rows, leases) => {
       stats.claimed = rows.length;
-      const inUse = new Set(
-        (
-          await deps.prisma.flowTriggerInUse.findMany({
-            where: { shopId: { in: [...new Set(rows.map((r) => r.shopId))] } },
-            select: { shopId: true, handle: true },
-          })
-        ).map((u) => `${u.shopId} ${u.handle}`),
-      );
+      const inUse = await triggersInUseOf(deps.prisma, [...new Set(rows.map((r) => r.shopId))]);
       // A store that refused access refuses every call: its other rows of this pass wait as long, uncalled.
       const noAccess = new Map<string, Failure>();
       for (const row of rows) {
@@ -134,8 +123,5 @@ async function finish(
   id: string,
   data: Partial<Pick<FlowEvent, 'state' | 'error' | 'attempts' | 'nextAttemptAt'>>,
 ): Promise<void> {
-  await deps.prisma.flowEvent.updateMany({
-    where: { id, leaseOwner: token },
-    data: { ...data, ...leaseGivenBack },
-  });
+  await finishFlowEvent(deps.prisma, token, id, data);
 }

@@ -11,7 +11,7 @@ import { refreshTransitStats } from '../shipments/estimates.js';
 import { refreshShopProfiles, type ShopProfileApi } from '../shopify/shop-profile.js';
 import { sweepProblems } from '../shipments/problem-sweep.js';
 import { providerOf } from '../db/provider-of.js';
-import { compactRollups } from '../shipments/rollups.js';
+import { compactRollups } from '../shipments/queries/rollup-folds.js';
 import { backfillDeliveryFacts } from './backfill-delivery-facts.js';
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../db/client.js';

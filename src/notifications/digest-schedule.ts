@@ -1,6 +1,7 @@
 import type { DatabaseClient } from '../db/client.js';
 import { knownTimeZone } from '../lib/business-days.js';
 import { nextLocalHour } from '../lib/local-time.js';
+import { moveDigestTime, shopsWithoutDigestTime } from './queries/digests.js';
 
 /**
  * When each shop's daily digest is due: `Shop.nextDigestAt`, the next time the shop's clock shows its
@@ -21,19 +22,11 @@ export async function scheduleMissingDigests(
   limit: number,
   now: Date,
 ): Promise<number> {
-  const shops = await prisma.shop.findMany({
-    where: { nextDigestAt: null },
-    select: { id: true, digestHour: true, timezone: true },
-    take: limit,
-  });
+  const shops = await shopsWithoutDigestTime(prisma, limit);
   let scheduled = 0;
   for (const shop of shops) {
     // Only while still unset: a settings save meanwhile has put the right time there.
-    const { count } = await prisma.shop.updateMany({
-      where: { id: shop.id, nextDigestAt: null },
-      data: { nextDigestAt: nextDigestTime(shop, now) },
-    });
-    scheduled += count;
+    scheduled += await moveDigestTime(prisma, shop.id, null, nextDigestTime(shop, now));
   }
   return scheduled;
 }

@@ -6,9 +6,22 @@ import { nowOf } from '../lib/clock.js';
 import { localDay } from '../lib/local-time.js';
 import type { Logger } from '../logger.js';
 import { type ProblemKind, problemKinds } from '../shipments/problem-words.js';
-import type { Shop, ShopRepository } from '../shops/shop-repository.js';
+import type { ShopRepository } from '../shops/shop-repository.js';
 import { type DigestContent, digestEmail, digestSlackText, openedTotal } from './digest-message.js';
 import { nextDigestTime, scheduleMissingDigests } from './digest-schedule.js';
+import {
+  type DigestShop,
+  digestRunOf,
+  dueDigestShops,
+  firstRunBefore,
+  insertDigestRun,
+  lastDoneRunBefore,
+  moveDigestTime,
+  problemsClosedFor,
+  problemsOpenedByKind,
+  retakeFailedRun,
+  updateDigestRun,
+} from './queries/digests.js';
 import type { Mailer } from './mailer.js';
 import { digestRecipients } from './recipients.js';
 import type { SlackPoster } from './slack-poster.js';
@@ -78,21 +91,6 @@ export const digestPolicy = {
 /** The closing reasons of a problem that went away by itself (not handled, not a rule switched off). */
 const closedByThemselves = ['moved', 'delivered', 'ended'];
 
-const digestShopColumns = {
-  id: true,
-  domain: true,
-  timezone: true,
-  digestEnabled: true,
-  digestHour: true,
-  digestRecipients: true,
-  contactEmail: true,
-  slackWebhookCiphertext: true,
-  slackWebhookKeyId: true,
-  uninstalledAt: true,
-  nextDigestAt: true,
-} as const;
-type DigestShop = Pick<Shop, keyof typeof digestShopColumns>;
-
 /** What one channel's digest came to in this pass. */
 type ChannelOutcome =
   | { kind: 'sent' | 'skipped' | 'none' }
@@ -109,20 +107,12 @@ export async function sendDueDigests(deps: DigestDeps, limit: number): Promise<D
   const now = nowOf(deps);
   const counts: DigestPassCounts = { shops: 0, scheduled: 0, sent: 0, skipped: 0, failed: 0, deferred: 0 };
   counts.scheduled = await scheduleMissingDigests(deps.prisma, limit, now);
-  const due = await deps.prisma.shop.findMany({
-    where: { nextDigestAt: { lte: now } },
-    orderBy: { nextDigestAt: 'asc' },
-    take: limit,
-    select: digestShopColumns,
-  });
+  const due = await dueDigestShops(deps.prisma, now, limit);
   const pass = { mailDown: false };
   for (const shop of due) {
     const hold = new Date(now.getTime() + digestPolicy.holdMs);
-    const claimed = await deps.prisma.shop.updateMany({
-      where: { id: shop.id, nextDigestAt: shop.nextDigestAt },
-      data: { nextDigestAt: hold },
-    });
-    if (claimed.count === 0) continue; // another worker has it
+    const claimed = await moveDigestTime(deps.prisma, shop.id, shop.nextDigestAt, hold);
+    if (claimed === 0) continue; // another worker has it
     counts.shops += 1;
     let outcomes: ChannelOutcome[] = [];
     try {
@@ -139,11 +129,8 @@ export async function sendDueDigests(deps: DigestDeps, limit: number): Promise<D
       else if (outcome.kind === 'failed') counts.failed += 1;
       else if (outcome.kind === 'deferred') counts.deferred += 1;
     }
-    await deps.prisma.shop.updateMany({
-      // A settings save meanwhile set the time itself: it stands.
-      where: { id: shop.id, nextDigestAt: hold },
-      data: { nextDigestAt: nextDueAt(shop, now, outcomes) },
-    });
+    // A settings save meanwhile set the time itself: it stands.
+    await moveDigestTime(deps.prisma, shop.id, hold, nextDueAt(shop, now, outcomes));
   }
   return counts;
 }
@@ -231,23 +218,18 @@ async function channelDigest(
   const { run, attempt } = claimed;
   const content = await digestContent(prisma, shop.domain, day, run);
   if (openedTotal(content) === 0) {
-    await prisma.digestRun.update({
-      where: { id: run.id },
-      data: { state: 'skipped', opened: 0, closed: content.closedByThemselves },
+    await updateDigestRun(prisma, run.id, {
+      state: 'skipped',
+      opened: 0,
+      closed: content.closedByThemselves,
     });
     deps.logger.debug({ shop: shop.domain, channel, day }, 'digest skipped: nothing new');
     return { kind: 'skipped' };
   }
-  await prisma.digestRun.update({
-    where: { id: run.id },
-    data: { opened: openedTotal(content), closed: content.closedByThemselves },
-  });
+  await updateDigestRun(prisma, run.id, { opened: openedTotal(content), closed: content.closedByThemselves });
   const sent = await send(content);
   if (sent.ok) {
-    await prisma.digestRun.update({
-      where: { id: run.id },
-      data: { state: 'sent', sentAt: nowOf(deps), error: null },
-    });
+    await updateDigestRun(prisma, run.id, { state: 'sent', sentAt: nowOf(deps), error: null });
     deps.logger.info(
       { shop: shop.domain, channel, day, opened: openedTotal(content), attempt },
       'digest sent',
@@ -255,9 +237,9 @@ async function channelDigest(
     return { kind: 'sent' };
   }
   const last = attempt >= digestPolicy.attempts;
-  await prisma.digestRun.update({
-    where: { id: run.id },
-    data: { state: 'failed', error: `attempt ${attempt} of ${digestPolicy.attempts}: ${sent.reason}` },
+  await updateDigestRun(prisma, run.id, {
+    state: 'failed',
+    error: `attempt ${attempt} of ${digestPolicy.attempts}: ${sent.reason}`,
   });
   deps.logger.warn(
     { shop: shop.domain, channel, day, attempt, reason: sent.reason },
@@ -281,19 +263,14 @@ async function claimRun(
   day: string,
   now: Date,
 ): Promise<{ run: DigestRun; attempt: number } | null> {
-  const existing = await prisma.digestRun.findUnique({
-    where: { shopId_day_channel: { shopId, day, channel } },
-  });
+  const existing = await digestRunOf(prisma, shopId, day, channel);
   if (existing === null) {
     try {
-      const run = await prisma.digestRun.create({
-        data: {
-          shopId,
-          day,
-          channel,
-          state: 'pending',
-          createdAt: new Date(now.getTime() - digestPolicy.settleMs),
-        },
+      const run = await insertDigestRun(prisma, {
+        shopId,
+        day,
+        channel,
+        createdAt: new Date(now.getTime() - digestPolicy.settleMs),
       });
       return { run, attempt: 1 };
     } catch (error) {
@@ -304,10 +281,7 @@ async function claimRun(
   if (existing.state !== 'failed') return null;
   const attempt = attemptsOf(existing.error) + 1;
   if (attempt > digestPolicy.attempts) return null;
-  const { count } = await prisma.digestRun.updateMany({
-    where: { id: existing.id, state: 'failed', error: existing.error },
-    data: { state: 'pending' },
-  });
+  const count = await retakeFailedRun(prisma, existing.id, existing.error);
   return count === 1 ? { run: existing, attempt } : null;
 }
 
@@ -327,18 +301,8 @@ async function digestContent(
   const until = run.createdAt;
   const since = await windowStart(prisma, run);
   const [grouped, closed] = await Promise.all([
-    prisma.shipmentProblem.groupBy({
-      by: ['kind'],
-      where: { shopId: run.shopId, openedAt: { gte: since, lt: until } },
-      _count: { _all: true },
-    }),
-    prisma.shipmentProblem.count({
-      where: {
-        shopId: run.shopId,
-        closedAt: { gte: since, lt: until },
-        closedReason: { in: closedByThemselves },
-      },
-    }),
+    problemsOpenedByKind(prisma, run.shopId, since, until),
+    problemsClosedFor(prisma, run.shopId, since, until, closedByThemselves),
   ]);
   const opened: Partial<Record<ProblemKind, number>> = {};
   for (const g of grouped) {
@@ -356,23 +320,10 @@ async function windowStart(
   run: Pick<DigestRun, 'shopId' | 'channel' | 'createdAt'>,
 ): Promise<Date> {
   const until = run.createdAt.getTime();
-  const last = await prisma.digestRun.findFirst({
-    where: {
-      shopId: run.shopId,
-      channel: run.channel,
-      state: { in: ['sent', 'skipped'] },
-      createdAt: { lt: run.createdAt },
-    },
-    orderBy: { createdAt: 'desc' },
-    select: { createdAt: true },
-  });
+  const last = await lastDoneRunBefore(prisma, run.shopId, run.channel, run.createdAt);
   const floor = until - digestPolicy.maxWindowMs;
   if (last) return new Date(Math.max(last.createdAt.getTime(), floor));
   // None went yet: a day before the channel's first run (so a first digest given up is covered later).
-  const first = await prisma.digestRun.findFirst({
-    where: { shopId: run.shopId, channel: run.channel, createdAt: { lt: run.createdAt } },
-    orderBy: { createdAt: 'asc' },
-    select: { createdAt: true },
-  });
+  const first = await firstRunBefore(prisma, run.shopId, run.channel, run.createdAt);
   return new Date(Math.max((first?.createdAt.getTime() ?? until) - digestPolicy.firstWindowMs, floor));
 }

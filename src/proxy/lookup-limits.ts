@@ -2,7 +2,8 @@ import type { LookupLimits } from '../config.js';
 import { createHmac } from 'node:crypto';
 import { addressKey } from '../lib/client-address.js';
 import type { DatabaseClient } from '../db/client.js';
-import { countOf, queryRows, SqlParams } from '../db/sql.js';
+import { countOf } from '../db/sql.js';
+import { bumpLookupCounters, type Kind, lookupCounters } from './queries/lookup-limits.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -58,15 +59,6 @@ export interface LookupLimiter {
   takeServiceCall(shopId: string): Promise<boolean>;
 }
 
-type Kind = 'visitor' | 'shop_failures' | 'service_calls';
-
-interface CounterRow {
-  kind: Kind;
-  count: unknown;
-  windowStartMs: unknown;
-  blockedUntilMs: unknown;
-}
-
 export function createLookupLimiter(deps: {
   prisma: DatabaseClient;
   /** Keys the addresses' hashes (the app's secret): a row names no address, and nobody can forge one. */
@@ -93,51 +85,24 @@ export function createLookupLimiter(deps: {
     allowance: number,
   ): Promise<{ kind: Kind; count: number; blockedUntilMs: number }[]> {
     const t = now();
-    const p = SqlParams.for(deps.prisma);
-    const ms = (value: number) => p.value(value, 'bigint');
-    const row = '"LookupLimit"';
-    const fresh = () =>
-      `((${row}."kind" = 'visitor' AND ${row}."lastAtMs" < ${ms(t - limits.forgetAfterMs)})
-        OR (${row}."kind" <> 'visitor' AND ${row}."windowStartMs" < ${ms(t - windowMs)}))`;
-    const newCount = () => `(CASE WHEN ${fresh()} THEN 1 ELSE ${row}."count" + 1 END)`;
-    const over = () => `(${newCount()} - ${p.int(allowance)} - 1)`;
-    const firstHold = allowance < 1 ? t + limits.backoffMs : 0;
-    const expiresAt = new Date(t + Math.max(limits.forgetAfterMs, limits.backoffMaxMs, windowMs));
-    const values = rows
-      .map(
-        (r) =>
-          `(${p.text(r.id)}, ${p.text(r.shopId)}, ${p.text(r.kind)}, 1, ${ms(t)}, ${ms(t)}, ${ms(r.kind === 'visitor' ? firstHold : 0)}, ${p.time(expiresAt)})`,
-      )
-      .join(', ');
-    const sql = `INSERT INTO ${row} ("id", "shopId", "kind", "count", "windowStartMs", "lastAtMs", "blockedUntilMs", "expiresAt")
-      VALUES ${values}
-      ON CONFLICT ("id") DO UPDATE SET
-        "blockedUntilMs" = CASE WHEN ${row}."kind" = 'visitor' AND ${over()} >= 0
-          THEN ${ms(t)} + CASE WHEN ${over()} > ${p.int(maxShift)} THEN ${ms(limits.backoffMaxMs)} ELSE ${ms(limits.backoffMs)} << ${over()} END
-          ELSE ${row}."blockedUntilMs" END,
-        "windowStartMs" = CASE WHEN ${fresh()} THEN excluded."windowStartMs" ELSE ${row}."windowStartMs" END,
-        "count" = ${newCount()},
-        "lastAtMs" = excluded."lastAtMs",
-        "expiresAt" = excluded."expiresAt"
-      RETURNING "kind", "count", "blockedUntilMs"`;
-    const result = await queryRows<CounterRow>(deps.prisma, sql, p);
-    return result.map((r) => ({
-      kind: r.kind,
-      count: countOf(r.count),
-      blockedUntilMs: countOf(r.blockedUntilMs),
-    }));
+    return bumpLookupCounters(deps.prisma, rows, {
+      now: t,
+      allowance,
+      firstHold: allowance < 1 ? t + limits.backoffMs : 0,
+      expiresAt: new Date(t + Math.max(limits.forgetAfterMs, limits.backoffMaxMs, windowMs)),
+      forgetBefore: t - limits.forgetAfterMs,
+      windowBefore: t - windowMs,
+      maxShift,
+      backoffMs: limits.backoffMs,
+      backoffMaxMs: limits.backoffMaxMs,
+    });
   }
 
   return {
     async check(shopId, address) {
       const t = now();
       const id = visitorRowId(shopId, address);
-      const p = SqlParams.for(deps.prisma);
-      const rows = await queryRows<CounterRow>(
-        deps.prisma,
-        `SELECT "kind", "count", "windowStartMs", "blockedUntilMs" FROM "LookupLimit" WHERE "id" IN ${p.texts([id, rowId(shopId, 'shop_failures')])}`,
-        p,
-      );
+      const rows = await lookupCounters(deps.prisma, [id, rowId(shopId, 'shop_failures')]);
       const visitor = rows.find((r) => r.kind === 'visitor');
       const heldUntil = visitor ? countOf(visitor.blockedUntilMs) : 0;
       if (heldUntil > t) return { ok: false, retryAfterS: Math.max(1, Math.ceil((heldUntil - t) / 1000)) };

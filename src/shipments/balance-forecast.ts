@@ -1,5 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
-import { countOf, queryRows, SqlParams } from '../db/sql.js';
+import { shipmentsCountedSince } from './queries/shipment-counts.js';
 
 /**
  * How long the tracking service balance lasts at the shop's current volume: parcels taken in the last 14
@@ -26,15 +26,7 @@ export async function balanceForecast(
 ): Promise<BalanceForecast | null> {
   if (shop.trackersBalance === null) return null;
   const from = new Date(now.getTime() - (forecastDays - 1) * 86_400_000).toISOString().slice(0, 10);
-  const p = SqlParams.for(prisma);
-  const part = (table: string, measure: string) =>
-    `SELECT c."${measure}" AS "n" FROM "${table}" AS c WHERE c."shopId" = ${p.text(shop.id)} AND c."day" >= ${p.text(from)}`;
-  const [row] = await queryRows<{ total: unknown }>(
-    prisma,
-    `SELECT SUM(u."n") AS "total" FROM (${part('ShipmentCount', 'count')} UNION ALL ${part('ShipmentCountDelta', 'delta')}) AS u`,
-    p,
-  );
-  const perDay = countOf(row?.total) / forecastDays;
+  const perDay = (await shipmentsCountedSince(prisma, shop.id, from)) / forecastDays;
   const daysLeft = perDay > 0 ? Math.floor(shop.trackersBalance / perDay) : null;
   return { perDay, daysLeft, warn: daysLeft !== null && daysLeft < shop.balanceWarnDays };
 }

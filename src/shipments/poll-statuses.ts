@@ -30,6 +30,16 @@ import {
   statusFromShipment,
   storedEventsOf,
 } from './status.js';
+import {
+  clearLastStatusPush,
+  markTrackerMissing,
+  pollLeasedTrackers,
+  postponeRead,
+  pullReadsForward,
+  releasePollLease,
+  releaseReadTracker,
+  writeTrackerRead,
+} from './queries/status-reads.js';
 import { newRowId } from '../lib/row-id.js';
 
 /**
@@ -94,12 +104,7 @@ export function pollStatuses(deps: PollDeps, options: PollOptions): Promise<Poll
     now,
     perGroupMax: options.perShop,
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.tracker.findMany({
-        where: { id: { in: ids }, pollLeaseOwner: token },
-        include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
-        orderBy: { nextPollAt: 'asc' },
-      }),
+    load: (ids, token) => pollLeasedTrackers(deps.prisma, ids, token),
     act: (claimed, leases) => pollClaimed(deps, leases.token, claimed, options, now, stats),
   });
 }
@@ -171,25 +176,7 @@ async function pollOne(
   if (!result.ok) {
     if (result.error.reason === 'tracking_not_found') {
       // The service no longer holds it: the reconciler looks (get) and creates it again if still wanted.
-      const { count } = await deps.prisma.tracker.updateMany({
-        where: {
-          id: tracker.id,
-          pollLeaseOwner: token,
-          leaseOwner: null,
-          desired: 'active',
-          remote: 'present',
-        },
-        data: {
-          remote: 'unknown',
-          syncState: 'pending',
-          nextAttemptAt: now,
-          nextPollAt: null,
-          pollLeaseOwner: null,
-          pollLeaseExpiresAt: null,
-          statusCheckedAt: now,
-          version: { increment: 1 },
-        },
-      });
+      const count = await markTrackerMissing(deps.prisma, tracker.id, token, now);
       if (count === 1) {
         stats.notFound++;
         log.warn('tracker missing at the service; it will be looked up and created again');
@@ -275,16 +262,7 @@ async function storePolled(
     return;
   }
   // Older than what is stored (a push came first): nothing written but the next read and the lease.
-  const { count: released } = await deps.prisma.tracker.updateMany({
-    where: { id: tracker.id, pollLeaseOwner: token },
-    data: {
-      nextPollAt: nextPoll,
-      pollFailures: 0,
-      statusCheckedAt: now,
-      pollLeaseOwner: null,
-      pollLeaseExpiresAt: null,
-    },
-  });
+  const released = await releaseReadTracker(deps.prisma, tracker.id, token, nextPoll, now);
   if (released) stats.polled++;
 }
 
@@ -307,21 +285,18 @@ function missedByPushes(
  * trackers waiting for a safety-net read are read soon (per-shop fairness spreads them over passes).
  */
 async function pushesStopped(deps: PollDeps, tracker: Claimed, now: Date, policy: PollPolicy): Promise<void> {
-  const { count } = await deps.prisma.shop.updateMany({
-    where: { id: tracker.shopId, lastStatusPushAt: tracker.shop.lastStatusPushAt },
-    data: { lastStatusPushAt: null },
-  });
+  const count = await clearLastStatusPush(deps.prisma, tracker.shopId, tracker.shop.lastStatusPushAt);
   if (count === 0) return;
-  const pulled = await deps.prisma.tracker.updateMany({
-    where: {
-      shopId: tracker.shopId,
-      id: { not: tracker.id },
-      nextPollAt: { gt: new Date(now.getTime() + policy.movingMs) },
-    },
-    data: { nextPollAt: now },
-  });
+  const pulled = await pullReadsForward(
+    deps.prisma,
+    tracker.shopId,
+    tracker.id,
+    new Date(now.getTime() + policy.movingMs),
+    now,
+  );
+
   deps.logger.warn(
-    { shop: tracker.shop.domain, trackersPulledForward: pulled.count },
+    { shop: tracker.shop.domain, trackersPulledForward: pulled },
     'status pushes missed an event: polling as usual again',
   );
 }
@@ -437,9 +412,10 @@ export async function storeShipmentRead(
   // than the stored one's changes nothing, nor one at the same instant that would undo a final status. A
   // listing without events says nothing about time.
   const newerOrSame: Prisma.TrackerWhereInput = keepHistory ? {} : readNotOlderWhere(read, now);
-  const { count } = await deps.prisma.tracker.updateMany({
-    where: { AND: [write.guard, newerOrSame], id: tracker.id },
-    data: {
+  const count = await writeTrackerRead(
+    deps.prisma,
+    { AND: [write.guard, newerOrSame], id: tracker.id },
+    {
       status: status.status,
       statusDetail: status.statusDetail,
       estimatedDelivery: status.estimatedDelivery,
@@ -466,7 +442,7 @@ export async function storeShipmentRead(
       deliveredOnTime,
       ...(write.then?.(status) ?? {}),
     },
-  });
+  );
   // Delivered just now: its carrier and country are counted by the transit statistics from then on.
   if (count === 1 && facts.deliveredAt !== null && tracker.deliveredAt === null)
     await noteDelivered(deps.prisma, tracker);
@@ -541,24 +517,16 @@ async function failed(
   now: Date,
   reason: string,
 ): Promise<void> {
-  await deps.prisma.tracker.updateMany({
-    where: { id: tracker.id, pollLeaseOwner: token },
-    data: {
-      pollFailures: { increment: 1 },
-      nextPollAt: new Date(
-        now.getTime() + backoffDelayMs(tracker.pollFailures + 1, backoffPolicies.statusPoll),
-      ),
-      statusCheckedAt: now,
-      pollLeaseOwner: null,
-      pollLeaseExpiresAt: null,
-    },
-  });
+  await postponeRead(
+    deps.prisma,
+    tracker.id,
+    token,
+    new Date(now.getTime() + backoffDelayMs(tracker.pollFailures + 1, backoffPolicies.statusPoll)),
+    now,
+  );
   deps.logger.debug({ trackerId: tracker.id, reason }, 'status poll postponed');
 }
 
 async function release(deps: PollDeps, token: string, trackerId: string, _now: Date): Promise<void> {
-  await deps.prisma.tracker.updateMany({
-    where: { id: trackerId, pollLeaseOwner: token },
-    data: { pollLeaseOwner: null, pollLeaseExpiresAt: null },
-  });
+  await releasePollLease(deps.prisma, trackerId, token);
 }

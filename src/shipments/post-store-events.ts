@@ -1,9 +1,17 @@
 import { nowOf } from '../lib/clock.js';
-import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { type QueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
 import { storeWrites } from '../observability/metrics.js';
+import {
+  finishStoreEvent,
+  holdStoreEvents,
+  leasedStoreEvents,
+  markStoreEventSending,
+  storeEventShops,
+  waitingStoreEvents,
+} from './queries/store-events.js';
 import { afterStoreFailure } from './store-retry.js';
 
 /**
@@ -74,11 +82,7 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
     limit,
     now: nowOf(deps),
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.storeFulfillmentEvent.findMany({
-        where: { id: { in: [...ids] }, leaseOwner: token },
-        orderBy: [{ happenedAt: 'asc' }, { status: 'asc' }],
-      }),
+    load: (ids, token) => leasedStoreEvents(deps.prisma, ids, token),
     act: (rows, leases) => postClaimed(deps, leases.token, rows, stats),
   });
 }
@@ -91,31 +95,16 @@ async function postClaimed(
 ): Promise<PostStats> {
   stats.claimed = rows.length;
   const shops = new Map(
-    (
-      await deps.prisma.shop.findMany({
-        where: { id: { in: [...new Set(rows.map((r) => r.shopId))] } },
-        select: { id: true, domain: true, postFulfillmentEvents: true, uninstalledAt: true },
-      })
-    ).map((s) => [s.id, s]),
+    (await storeEventShops(deps.prisma, [...new Set(rows.map((r) => r.shopId))])).map((s) => [s.id, s]),
   );
   // A fulfilment's timeline is written in order: while an older event of it still waits (a retry later),
   // its newer ones wait too, or the store could show "delivered" before "picked up".
   const claimedIds = new Set(rows.map((r) => r.id));
-  const waiting = await deps.prisma.storeFulfillmentEvent.findMany({
-    where: {
-      state: { in: ['pending', 'sending'] },
-      fulfillmentId: { in: [...new Set(rows.map((r) => r.fulfillmentId))] },
-      shopId: { in: [...new Set(rows.map((r) => r.shopId))] },
-    },
-    select: {
-      id: true,
-      shopId: true,
-      fulfillmentId: true,
-      happenedAt: true,
-      nextAttemptAt: true,
-      leaseExpiresAt: true,
-    },
-  });
+  const waiting = await waitingStoreEvents(
+    deps.prisma,
+    [...new Set(rows.map((r) => r.fulfillmentId))],
+    [...new Set(rows.map((r) => r.shopId))],
+  );
   const now = nowOf(deps).getTime();
   const oldestWaiting = new Map<string, number>();
   /**
@@ -182,10 +171,7 @@ async function postClaimed(
   }
   // The held ones, a statement per fulfilment: their lease given back, due when the older one may go.
   for (const [key, heldIds] of heldRows) {
-    await deps.prisma.storeFulfillmentEvent.updateMany({
-      where: { id: { in: heldIds }, leaseOwner: token },
-      data: { nextAttemptAt: new Date(heldUntil.get(key) ?? now + heldMs), ...leaseGivenBack },
-    });
+    await holdStoreEvents(deps.prisma, heldIds, token, new Date(heldUntil.get(key) ?? now + heldMs));
   }
   return stats;
 }
@@ -225,10 +211,7 @@ async function postOne(
     }
   }
   // Write-ahead: from here on the store may hold the event even if we never hear back.
-  const { count } = await deps.prisma.storeFulfillmentEvent.updateMany({
-    where: { id: row.id, leaseOwner: token },
-    data: { state: 'sending' },
-  });
+  const count = await markStoreEventSending(deps.prisma, row.id, token);
   if (count !== 1) return null;
   const created = await deps.api.create(shopDomain, input);
   // Only an answer that may come after the store acted (retry: 5xx, dropped, throttled) leaves the row
@@ -298,8 +281,5 @@ async function finish(
     Pick<StoreFulfillmentEvent, 'state' | 'error' | 'attempts' | 'nextAttemptAt' | 'storeEventId'>
   >,
 ): Promise<void> {
-  await deps.prisma.storeFulfillmentEvent.updateMany({
-    where: { id, leaseOwner: token },
-    data: { ...data, ...leaseGivenBack },
-  });
+  await finishStoreEvent(deps.prisma, token, id, data);
 }

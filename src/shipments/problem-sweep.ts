@@ -1,6 +1,6 @@
 import type { DatabaseClient } from '../db/client.js';
-import { insertRows, sqlTimestamp } from '../db/insert-rows.js';
-import { queryRows, SqlParams } from '../db/sql.js';
+import { insertRows } from '../db/insert-rows.js';
+import { inTransaction } from '../db/transaction.js';
 import { nowOf } from '../lib/clock.js';
 import type { Logger } from '../logger.js';
 import { transitStartOf } from './delivery-facts.js';
@@ -8,6 +8,13 @@ import { minTransitSamples, transitKeyOf } from './estimates.js';
 import { type Detection, detectProblems, problemRulesOf } from './problems.js';
 import { storedEventsOf } from './status.js';
 import { newRowId } from '../lib/row-id.js';
+import {
+  claimDueProblemChecks,
+  closeProblems,
+  setNextProblemChecks,
+  trackersToEvaluate,
+  usualTransitStats,
+} from './queries/problem-sweep.js';
 
 /**
  * The problem sweep: evaluates the shipments due (`Tracker.problemCheckAt`), opens what is new and closes
@@ -40,31 +47,9 @@ const claimMs = 5 * 60_000;
 export async function sweepProblems(deps: ProblemSweepDeps, limit: number): Promise<ProblemSweepStats> {
   const now = nowOf(deps);
   const claimedUntil = new Date(now.getTime() + claimMs);
-  const ids = await claimDue(deps.prisma, now, claimedUntil, limit);
+  const ids = await claimDueProblemChecks(deps.prisma, now, claimedUntil, limit);
   if (ids.length === 0) return { evaluated: 0, opened: 0, closed: 0 };
-  const trackers = await deps.prisma.tracker.findMany({
-    where: { id: { in: ids } },
-    select: {
-      id: true,
-      shopId: true,
-      desired: true,
-      remote: true,
-      status: true,
-      statusDetail: true,
-      estimatedDelivery: true,
-      predictedDelivery: true,
-      lastEventAt: true,
-      lastEventMessage: true,
-      syncedAt: true,
-      createdAt: true,
-      provider: true,
-      destinationCountry: true,
-      events: true,
-      problemCheckAt: true,
-      shop: { select: { timezone: true, problemRules: true } },
-      problems: { where: { closedAt: null }, select: { id: true, kind: true, since: true } },
-    },
-  });
+  const trackers = await trackersToEvaluate(deps.prisma, ids);
   // Evaluated by another process meanwhile, or made due again by a status change: left to that.
   const claimed = trackers.filter((t) => t.problemCheckAt?.getTime() === claimedUntil.getTime());
   const usual = await usualTransits(deps.prisma, claimed);
@@ -99,30 +84,8 @@ async function usualTransits(
 ): Promise<Map<string, number>> {
   const keys = new Map(trackers.map((t) => [transitKeyText(transitKeyOf(t)), transitKeyOf(t)]));
   if (keys.size === 0) return new Map();
-  const rows = await prisma.transitStat.findMany({
-    where: { OR: [...keys.values()], samples: { gte: minTransitSamples } },
-    select: { shopId: true, provider: true, destinationCountry: true, p90Seconds: true },
-  });
+  const rows = await usualTransitStats(prisma, [...keys.values()], minTransitSamples);
   return new Map(rows.map((r) => [transitKeyText(r), r.p90Seconds]));
-}
-
-/** Pushes up to `limit` due trackers' check time to `claimedUntil`; returns their ids. */
-async function claimDue(
-  prisma: DatabaseClient,
-  now: Date,
-  claimedUntil: Date,
-  limit: number,
-): Promise<string[]> {
-  const p = SqlParams.for(prisma);
-  const until = p.time(claimedUntil);
-  const due = p.time(now);
-  const pick = `SELECT "id" FROM "Tracker" WHERE "problemCheckAt" <= ${due} ORDER BY "problemCheckAt" LIMIT ${p.int(limit)}${p.provider === 'postgresql' ? ' FOR UPDATE SKIP LOCKED' : ''}`;
-  const rows = await queryRows<{ id: string }>(
-    prisma,
-    `UPDATE "Tracker" SET "problemCheckAt" = ${until} WHERE "id" IN (${pick}) RETURNING "id"`,
-    p,
-  );
-  return rows.map((r) => r.id);
 }
 
 interface Evaluated {
@@ -143,20 +106,13 @@ async function writeDetections(
 ): Promise<ProblemSweepStats & { openedIds: string[] }> {
   if (evaluated.length === 0) return { evaluated: 0, opened: 0, closed: 0, openedIds: [] };
   const key = (p: { kind: string; since: Date }) => `${p.kind} ${p.since.getTime()}`;
-  return prisma.$transaction(async (tx) => {
-    const p = SqlParams.for(tx);
-    const values = evaluated
-      .map(
-        (e) =>
-          `(${p.text(e.tracker.id)}, ${p.value(e.detection.nextCheckAt ? sqlTimestamp(e.detection.nextCheckAt, p.provider) : null, 'timestamp(3)')})`,
-      )
-      .join(', ');
-    const still = await queryRows<{ id: string }>(
+  return inTransaction(prisma, async (tx) => {
+    const still = await setNextProblemChecks(
       tx,
-      `WITH v ("id", "next") AS (VALUES ${values}) UPDATE "Tracker" SET "problemCheckAt" = (SELECT v."next" FROM v WHERE v."id" = "Tracker"."id") WHERE "id" IN (SELECT v."id" FROM v) AND "problemCheckAt" = ${p.time(claimedUntil)} RETURNING "id"`,
-      p,
+      evaluated.map((e) => ({ id: e.tracker.id, nextCheckAt: e.detection.nextCheckAt })),
+      claimedUntil,
     );
-    const held = new Set(still.map((r) => r.id));
+    const held = new Set(still);
     const closing = new Map<string, string[]>();
     const fresh = [];
     for (const { tracker, detection } of evaluated) {
@@ -181,11 +137,7 @@ async function writeDetections(
     }
     let closed = 0;
     for (const [reason, ids] of closing) {
-      const { count } = await tx.shipmentProblem.updateMany({
-        where: { id: { in: ids }, closedAt: null },
-        data: { closedAt: now, closedReason: reason },
-      });
-      closed += count;
+      closed += await closeProblems(tx, ids, now, reason);
     }
     const opened = await insertRows(tx, 'ShipmentProblem', fresh, {
       skipConflictsOn: ['trackerId', 'kind', 'since'],

@@ -1,6 +1,7 @@
 import type { DatabaseClient } from '../db/client.js';
 import type { Shop } from '../generated/sqlite/client.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { inTransaction } from '../db/transaction.js';
+import { lockShop, updateShopSettings } from '../shops/shop-repository.js';
 import type { ShopSettings } from '../shops/shop-repository.js';
 import { queueLinksForSetting } from './tracking-links.js';
 
@@ -14,12 +15,11 @@ export async function changeShopSettings(
   shopId: string,
   settings: Partial<ShopSettings>,
 ): Promise<Shop> {
-  if (settings.linkToTrackingPage === undefined)
-    return prisma.shop.update({ where: { id: shopId }, data: settings });
+  if (settings.linkToTrackingPage === undefined) return updateShopSettings(prisma, shopId, settings);
   const on = settings.linkToTrackingPage;
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(prisma, async (tx) => {
     const before = await lockShop(tx, shopId);
-    const updated = await tx.shop.update({ where: { id: shopId }, data: settings });
+    const updated = await updateShopSettings(tx, shopId, settings);
     if (before.linkToTrackingPage !== on) await queueLinksForSetting(tx, shopId, on);
     return updated;
   });

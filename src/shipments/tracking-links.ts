@@ -1,14 +1,22 @@
 import { nowOf } from '../lib/clock.js';
 import type { DatabaseClient, Tx } from '../db/client.js';
-import { insertRows } from '../db/insert-rows.js';
-import { leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { type QueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
 import { storeProxyPath } from '../lib/proxy-paths.js';
 import type { StoreCallResult } from './post-store-events.js';
 import { afterStoreFailure } from './store-retry.js';
-import { newRowId } from '../lib/row-id.js';
+import {
+  activeLinesOfFulfillment,
+  finishStoreLink,
+  fulfillmentsWithLinesSince,
+  insertStoreLinks,
+  leasedStoreLinks,
+  wantCarrierLinks,
+  wantStoreLinks,
+  wantStoreLinksFor,
+} from './queries/tracking-links.js';
 
 /**
  * "Send customers to the store's tracking page": while the setting is on, every tracked fulfilment's
@@ -54,8 +62,6 @@ export interface StoreLinksApi {
   update(shopDomain: string, input: TrackingInfoInput): Promise<StoreCallResult<void>>;
 }
 
-const pendingNow = (now: Date) => ({ state: 'pending', attempts: 0, nextAttemptAt: now, error: null });
-
 /**
  * The setting was turned on or off: queues the fulfilments whose links change. On: every fulfilment with
  * a tracked parcel of the last `linkRecentDays` days (and any failed before) wants the store's links. Off:
@@ -69,28 +75,12 @@ export async function queueLinksForSetting(
   now: Date = new Date(),
 ): Promise<number> {
   if (!on) {
-    const { count } = await prisma.storeTrackingLink.updateMany({
-      where: { shopId, wanted: 'store' },
-      data: { wanted: 'carrier', ...pendingNow(now) },
-    });
-    return count;
+    return wantCarrierLinks(prisma, shopId, now);
   }
   const since = new Date(now.getTime() - linkRecentDays * 24 * 3_600_000);
-  const fulfillments = await prisma.trackingLine.findMany({
-    where: { shopId, active: true, createdAt: { gte: since } },
-    select: { fulfillmentId: true },
-    distinct: ['fulfillmentId'],
-  });
-  const inserted = await insertStoreLinks(
-    prisma,
-    shopId,
-    fulfillments.map((f) => f.fulfillmentId),
-    now,
-  );
-  const { count } = await prisma.storeTrackingLink.updateMany({
-    where: { shopId, OR: [{ wanted: 'carrier' }, { state: 'failed' }] },
-    data: { wanted: 'store', ...pendingNow(now) },
-  });
+  const fulfillments = await fulfillmentsWithLinesSince(prisma, shopId, since);
+  const inserted = await insertStoreLinks(prisma, shopId, fulfillments, now);
+  const count = await wantStoreLinks(prisma, shopId, now);
   return inserted.length + count;
 }
 
@@ -122,31 +112,6 @@ export async function queueLinksForNewFulfillments(
   );
 }
 
-/** New rows wanting the store's links, due now; a fulfilment that has its row already is left as it is. */
-function insertStoreLinks(
-  db: DatabaseClient | Tx,
-  shopId: string,
-  fulfillmentIds: string[],
-  now: Date,
-): Promise<string[]> {
-  return insertRows(
-    db,
-    'StoreTrackingLink',
-    fulfillmentIds.map((fulfillmentId) => ({
-      id: newRowId(),
-      shopId,
-      fulfillmentId,
-      wanted: 'store',
-      state: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-      updatedAt: now,
-    })),
-    { skipConflictsOn: ['shopId', 'fulfillmentId'] },
-  );
-}
-
 /**
  * Intake of a fulfilment while the setting is on: queued when any of its links is not the store's page
  * (a new fulfilment, or a number corrected). The update the store sends after this app set the links
@@ -159,17 +124,7 @@ export async function queueLinkForFulfillment(
 ): Promise<void> {
   if (!needsStoreLinks(shop, fulfillment)) return;
   const now = new Date();
-  await tx.storeTrackingLink.upsert({
-    where: { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } },
-    create: {
-      shopId: shop.id,
-      fulfillmentId: fulfillment.fulfillmentId,
-      wanted: 'store',
-      nextAttemptAt: now,
-    },
-    update: { wanted: 'store', ...pendingNow(now) },
-    select: { id: true },
-  });
+  await wantStoreLinksFor(tx, shop.id, fulfillment.fulfillmentId, now);
 }
 
 export interface LinkDeps extends QueueWork {
@@ -194,12 +149,7 @@ export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<
     limit,
     now: nowOf(deps),
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.storeTrackingLink.findMany({
-        where: { id: { in: [...ids] }, leaseOwner: token },
-        include: { shop: { select: { domain: true, uninstalledAt: true } } },
-        orderBy: { nextAttemptAt: 'asc' },
-      }),
+    load: (ids, token) => leasedStoreLinks(deps.prisma, ids, token),
     act: async (rows, leases) => {
       stats.claimed = rows.length;
       // Stores are written one after another (their rate limits are per store).
@@ -216,12 +166,7 @@ async function sendOne(
   stats: LinkStats,
 ): Promise<void> {
   const wanted = row.wanted === 'carrier' ? 'carrier' : 'store';
-  const lines = await deps.prisma.trackingLine.findMany({
-    where: { shopId: row.shopId, fulfillmentId: row.fulfillmentId, active: true },
-    select: { trackingNumber: true, trackingUrl: true, carrierName: true },
-    // The order the numbers came in is not kept; oldest first, then by number, is the same every time.
-    orderBy: [{ createdAt: 'asc' }, { trackingNumber: 'asc' }],
-  });
+  const lines = await activeLinesOfFulfillment(deps.prisma, row.shopId, row.fulfillmentId);
   const skip = row.shop.uninstalledAt
     ? 'the app is not installed in this store'
     : lines.length === 0
@@ -290,14 +235,5 @@ async function finish(
   >,
   sent?: 'store' | 'carrier',
 ): Promise<void> {
-  const release = { ...leaseGivenBack };
-  const { count } = await deps.prisma.storeTrackingLink.updateMany({
-    where: { id: row.id, leaseOwner: token, wanted: row.wanted },
-    data: { ...data, ...release },
-  });
-  if (count === 0)
-    await deps.prisma.storeTrackingLink.updateMany({
-      where: { id: row.id, leaseOwner: token },
-      data: { ...(sent ? { applied: sent } : {}), ...release },
-    });
+  await finishStoreLink(deps.prisma, token, row, data, sent);
 }

@@ -2,7 +2,8 @@ import { RequestedTokenType, type Session } from '@shopify/shopify-api';
 import type { RequestHandler } from 'express';
 import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import { ensureShop, type Shop } from '../shops/shop-repository.js';
+import { inTransaction } from '../db/transaction.js';
+import { ensureShop, markShopReinstalled, type Shop } from '../shops/shop-repository.js';
 import type { TracksyncShopify } from './api.js';
 import { pausedColumns } from '../shops/pause-reasons.js';
 
@@ -13,23 +14,20 @@ import { pausedColumns } from '../shops/pause-reasons.js';
  * tracking service key is still stored, to "not connected" otherwise.
  */
 export async function recordInstall(prisma: DatabaseClient, domain: string): Promise<Shop> {
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(prisma, async (tx) => {
     const shop = await ensureShop(tx, domain);
     if (shop.pausedReason !== 'uninstalled' && shop.uninstalledAt === null) return shop;
     const connected = shop.apiKeyCiphertext !== null && shop.appName !== null;
     const stillUninstalledPause = shop.pausedReason === 'uninstalled';
-    return tx.shop.update({
-      where: { id: shop.id },
-      data: {
-        uninstalledAt: null,
-        installedAt: new Date(),
-        ...(stillUninstalledPause
-          ? connected
-            ? { pausedReason: null, pausedMessage: null, pausedAt: null, probeAt: null }
-            : pausedColumns('not_connected')
-          : {}),
-      },
-    });
+    return markShopReinstalled(
+      tx,
+      shop.id,
+      stillUninstalledPause
+        ? connected
+          ? { pausedReason: null, pausedMessage: null, pausedAt: null, probeAt: null }
+          : pausedColumns('not_connected')
+        : {},
+    );
   });
 }
 

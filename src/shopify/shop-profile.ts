@@ -4,6 +4,7 @@ import { knownTimeZone } from '../lib/business-days.js';
 import { nowOf } from '../lib/clock.js';
 import type { Logger } from '../logger.js';
 import type { StoreCallResult } from '../shipments/post-store-events.js';
+import { shopsDueProfileRead, updateShopProfile } from '../shops/shop-repository.js';
 import type { StoreAdmin } from './admin-graphql.js';
 
 /**
@@ -71,39 +72,24 @@ export async function refreshShopProfiles(
   limit: number,
 ): Promise<number> {
   const now = nowOf(deps);
-  const due = await deps.prisma.shop.findMany({
-    where: {
-      uninstalledAt: null,
-      OR: [
-        { profileCheckedAt: null },
-        { profileCheckedAt: { lte: new Date(now.getTime() - profileEveryMs) } },
-      ],
-    },
-    select: { id: true, domain: true, timezone: true },
-    orderBy: { profileCheckedAt: { sort: 'asc', nulls: 'first' } },
-    take: limit,
-  });
+  const due = await shopsDueProfileRead(deps.prisma, new Date(now.getTime() - profileEveryMs), limit);
   let read = 0;
   for (const shop of due) {
     const result = await deps.api.read(shop.domain);
     if (result.ok) {
-      await deps.prisma.shop.update({
-        where: { id: shop.id },
-        data: {
-          timezone: result.value.timezone,
-          contactEmail: result.value.contactEmail,
-          profileCheckedAt: now,
-          // Another zone: the next digest's hour is worked out again (src/notifications/digest-schedule.ts).
-          ...(result.value.timezone !== shop.timezone ? { nextDigestAt: null } : {}),
-        },
+      await updateShopProfile(deps.prisma, shop.id, {
+        timezone: result.value.timezone,
+        contactEmail: result.value.contactEmail,
+        profileCheckedAt: now,
+        // Another zone: the next digest's hour is worked out again (src/notifications/digest-schedule.ts).
+        ...(result.value.timezone !== shop.timezone ? { nextDigestAt: null } : {}),
       });
       read++;
       continue;
     }
     deps.logger.warn({ shop: shop.domain, reason: result.kind }, 'store profile not read; tried again later');
-    await deps.prisma.shop.update({
-      where: { id: shop.id },
-      data: { profileCheckedAt: new Date(now.getTime() - profileEveryMs + profileRetryMs) },
+    await updateShopProfile(deps.prisma, shop.id, {
+      profileCheckedAt: new Date(now.getTime() - profileEveryMs + profileRetryMs),
     });
   }
   return read;

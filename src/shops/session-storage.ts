@@ -6,6 +6,17 @@ import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { Session as SessionRow } from '../generated/sqlite/client.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { type EncryptionKeyring, openText, sealText, textNeedsSealing } from './crypto.js';
+import {
+  countSessions,
+  deleteSessionRow,
+  deleteSessionRows,
+  replaceSessionTokens,
+  sessionRowOf,
+  sessionRowsOfShop,
+  storedSessionTokens,
+  upsertSessionRow,
+  vacuumSessionTable,
+} from './session-repository.js';
 
 /**
  * Shopify sessions in our Prisma database (model Session in prisma/schema.prisma).
@@ -71,8 +82,7 @@ export class PrismaSessionStorage implements SessionStorage {
   async storeSession(session: Session): Promise<boolean> {
     await this.ensureReady();
     const data = sealTokens(this.keyring, sessionToRow(session));
-    const upsert = () =>
-      this.prisma.session.upsert({ where: { id: data.id }, update: data, create: data }).then(() => true);
+    const upsert = () => upsertSessionRow(this.prisma, data).then(() => true);
     try {
       return await upsert();
     } catch (error) {
@@ -86,30 +96,26 @@ export class PrismaSessionStorage implements SessionStorage {
 
   async loadSession(id: string): Promise<Session | undefined> {
     await this.ensureReady();
-    const row = await this.prisma.session.findUnique({ where: { id } });
+    const row = await sessionRowOf(this.prisma, id);
     return row ? rowToSession(openTokens(this.keyring, row)) : undefined;
   }
 
   async deleteSession(id: string): Promise<boolean> {
     await this.ensureReady();
     // deleteMany: no error when the id is unknown (the session is gone either way).
-    await this.prisma.session.deleteMany({ where: { id } });
+    await deleteSessionRow(this.prisma, id);
     return true;
   }
 
   async deleteSessions(ids: string[]): Promise<boolean> {
     await this.ensureReady();
-    if (ids.length > 0) await this.prisma.session.deleteMany({ where: { id: { in: ids } } });
+    if (ids.length > 0) await deleteSessionRows(this.prisma, ids);
     return true;
   }
 
   async findSessionsByShop(shop: string): Promise<Session[]> {
     await this.ensureReady();
-    const rows = await this.prisma.session.findMany({
-      where: { shop },
-      take: FIND_SESSIONS_LIMIT,
-      orderBy: [{ expires: 'desc' }, { id: 'asc' }],
-    });
+    const rows = await sessionRowsOfShop(this.prisma, shop, FIND_SESSIONS_LIMIT);
     return rows.map((row) => rowToSession(openTokens(this.keyring, row)));
   }
 
@@ -121,9 +127,7 @@ export class PrismaSessionStorage implements SessionStorage {
    */
   async sealStoredTokens(): Promise<number> {
     await this.ensureReady();
-    const rows = await this.prisma.session.findMany({
-      select: { id: true, accessToken: true, refreshToken: true },
-    });
+    const rows = await storedSessionTokens(this.prisma);
     let sealed = 0;
     for (const row of rows) {
       const stale = (value: string | null) =>
@@ -131,11 +135,10 @@ export class PrismaSessionStorage implements SessionStorage {
       if (!stale(row.accessToken) && !stale(row.refreshToken)) continue;
       const reseal = (value: string | null) =>
         value === null || value === '' ? value : sealText(this.keyring, openText(this.keyring, value));
-      const { count } = await this.prisma.session.updateMany({
-        where: { id: row.id, accessToken: row.accessToken, refreshToken: row.refreshToken },
-        data: { accessToken: reseal(row.accessToken) ?? '', refreshToken: reseal(row.refreshToken) },
+      sealed += await replaceSessionTokens(this.prisma, row, {
+        accessToken: reseal(row.accessToken) ?? '',
+        refreshToken: reseal(row.refreshToken),
       });
-      sealed += count;
     }
     if (sealed > 0) {
       this.logger.info({ sessions: sealed }, 'stored store tokens sealed');
@@ -150,7 +153,7 @@ export class PrismaSessionStorage implements SessionStorage {
       // its space is reused: VACUUM FULL writes the table anew without them (a short exclusive lock on a
       // small table, once, after the upgrade that sealed them). The WAL, replicas and backups still hold
       // them until recycled: README, "Secrets at rest".
-      else await this.prisma.$executeRawUnsafe('VACUUM FULL "Session"');
+      else await vacuumSessionTable(this.prisma);
     }
     return sealed;
   }
@@ -198,7 +201,7 @@ export class PrismaSessionStorage implements SessionStorage {
   private async pollForTable(): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.prisma.session.count();
+        await countSessions(this.prisma);
         return;
       } catch (error) {
         this.logger.warn({ attempt: attempt + 1, code: errorCode(error) }, 'Session table not available');

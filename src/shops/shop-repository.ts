@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type DatabaseClient, isUniqueViolation, type Tx } from '../db/client.js';
 import { hotPathOf } from '../db/hot-path.js';
 import { SqlParams } from '../db/sql.js';
-import type { Shop } from '../generated/sqlite/client.js';
+import type { Prisma, Shop } from '../generated/sqlite/client.js';
 import { type EncryptionKeyring, needsReseal, open, type SealedSecret, seal } from './crypto.js';
 import { type PauseReason, pausedColumns } from './pause-reasons.js';
 
@@ -73,6 +73,167 @@ const newShop = (domain: string) => ({ domain, ...pausedColumns('not_connected')
 /** The shop row for a domain, made (not connected, so paused) when a delivery is the first we hear of it. */
 export function ensureShop(db: DatabaseClient | Tx, domain: string): Promise<Shop> {
   return db.shop.upsert({ where: { domain }, update: {}, create: newShop(domain) });
+}
+
+/** The shop rows of these domains: id, domain and whether (when) the app was uninstalled. */
+export function shopsInstallState(
+  db: DatabaseClient | Tx,
+  domains: string[],
+): Promise<Array<{ id: string; domain: string; uninstalledAt: Date | null }>> {
+  return db.shop.findMany({
+    where: { domain: { in: domains } },
+    select: { id: true, domain: true, uninstalledAt: true },
+  });
+}
+
+/** app/uninstalled: the shop's row marked uninstalled, its work held. How many rows (0: unknown shop). */
+export async function markShopUninstalled(tx: Tx, domain: string): Promise<number> {
+  const { count } = await tx.shop.updateMany({
+    where: { domain },
+    data: {
+      uninstalledAt: new Date(),
+      ...pausedColumns('uninstalled'),
+    },
+  });
+  return count;
+}
+
+/** The shop's pushes arrive: the newest arrival, kept only when later than the one stored. */
+export async function noteStatusPushesUntil(
+  prisma: DatabaseClient,
+  shopId: string,
+  newest: Date,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: shopId, OR: [{ lastStatusPushAt: null }, { lastStatusPushAt: { lt: newest } }] },
+    data: { lastStatusPushAt: newest },
+  });
+}
+
+/** The shop's status push token (src/status-pushes/token.ts), or null; the shop must exist. */
+export async function statusPushTokenOf(prisma: DatabaseClient, shopId: string): Promise<string | null> {
+  const shop = await prisma.shop.findUniqueOrThrow({
+    where: { id: shopId },
+    select: { statusPushToken: true },
+  });
+  return shop.statusPushToken;
+}
+
+/** Sets the shop's status push token unless it has one (two callers at once: the first wins). */
+export async function setStatusPushTokenIfNone(
+  prisma: DatabaseClient,
+  shopId: string,
+  token: string,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: shopId, statusPushToken: null },
+    data: { statusPushToken: token },
+  });
+}
+
+/** Sets the shop's status push token. */
+export async function setStatusPushToken(
+  prisma: DatabaseClient,
+  shopId: string,
+  token: string,
+): Promise<void> {
+  await prisma.shop.update({ where: { id: shopId }, data: { statusPushToken: token }, select: { id: true } });
+}
+
+/** The shop's id by its domain, if there is a row. */
+export function shopIdByDomain(db: DatabaseClient | Tx, domain: string): Promise<{ id: string } | null> {
+  return db.shop.findUnique({ where: { domain }, select: { id: true } });
+}
+
+/** A reinstall: the shop's uninstall cleared, installed now, with its pause columns as given. */
+export function markShopReinstalled(
+  tx: Tx,
+  shopId: string,
+  pause: Pick<Prisma.ShopUpdateInput, 'pausedReason' | 'pausedMessage' | 'pausedAt' | 'probeAt'>,
+): Promise<Shop> {
+  return tx.shop.update({
+    where: { id: shopId },
+    data: {
+      uninstalledAt: null,
+      installedAt: new Date(),
+      ...pause,
+    },
+  });
+}
+
+/** Up to `limit` installed shops whose store profile was never read or last read at `readBefore` or earlier. */
+export function shopsDueProfileRead(
+  prisma: DatabaseClient,
+  readBefore: Date,
+  limit: number,
+): Promise<Array<{ id: string; domain: string; timezone: string }>> {
+  return prisma.shop.findMany({
+    where: {
+      uninstalledAt: null,
+      OR: [{ profileCheckedAt: null }, { profileCheckedAt: { lte: readBefore } }],
+    },
+    select: { id: true, domain: true, timezone: true },
+    orderBy: { profileCheckedAt: { sort: 'asc', nulls: 'first' } },
+    take: limit,
+  });
+}
+
+/** Writes what was read of the store's profile, or when to read it again. */
+export async function updateShopProfile(
+  prisma: DatabaseClient,
+  shopId: string,
+  data: Pick<Prisma.ShopUpdateInput, 'timezone' | 'contactEmail' | 'profileCheckedAt' | 'nextDigestAt'>,
+): Promise<void> {
+  await prisma.shop.update({ where: { id: shopId }, data });
+}
+
+/**
+ * One shop's store events are applied one at a time: each use case first writes the shop's row, so a
+ * concurrent one (another worker, on PostgreSQL) waits until this transaction ends and then reads what it
+ * wrote. Without it two workers could each read the state from before the other's change, and an older
+ * update (or a fulfilment racing its order's cancellation) could win.
+ */
+export async function lockShop(tx: Tx, shopId: string): Promise<{ linkToTrackingPage: boolean }> {
+  // What it returns is read under the lock: a setting changed meanwhile (in its own locked transaction)
+  // is seen here.
+  return tx.shop.update({
+    where: { id: shopId },
+    data: { updatedAt: new Date() },
+    select: { linkToTrackingPage: true },
+  });
+}
+
+/** A paused shop's probe taken: its next probe at `probeAt` (only shops still paused). */
+export async function setPausedShopsProbeAt(
+  prisma: DatabaseClient,
+  shopIds: string[],
+  probeAt: Date,
+): Promise<void> {
+  await prisma.shop.updateMany({
+    where: { id: { in: shopIds }, pausedAt: { not: null } },
+    data: { probeAt },
+  });
+}
+
+/** The shop's row by its domain, if there is one. */
+export function shopByDomain(db: DatabaseClient | Tx, domain: string): Promise<Shop | null> {
+  return db.shop.findUnique({ where: { domain } });
+}
+
+/** The shops (all, or the one named) that have active lines still waiting for a carrier. */
+export function shopsWithWaitingLines(prisma: DatabaseClient, shopId?: string): Promise<Shop[]> {
+  return prisma.shop.findMany({
+    where: { ...(shopId ? { id: shopId } : {}), trackingLines: { some: { active: true, trackerId: null } } },
+  });
+}
+
+/** Writes a shop's settings: the row as it is then. */
+export function updateShopSettings(
+  db: DatabaseClient | Tx,
+  shopId: string,
+  settings: Partial<ShopSettings>,
+): Promise<Shop> {
+  return db.shop.update({ where: { id: shopId }, data: settings });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DatabaseClient } from '../db/client.js';
 import { storableString } from '../db/storable-text.js';
+import { storedTrackingPageSettings, storeTrackingPageSettings } from './tracking-page-repository.js';
 import { shopperLocales } from '../lib/shopper-locales.js';
 
 /**
@@ -86,8 +87,7 @@ export async function readTrackingPageSettings(
   prisma: DatabaseClient,
   shopId: string,
 ): Promise<TrackingPageSettings> {
-  const row = await prisma.trackingPageSettings.findUnique({ where: { shopId }, select: { settings: true } });
-  return parseStoredSettings(row?.settings ?? null);
+  return parseStoredSettings(await storedTrackingPageSettings(prisma, shopId));
 }
 
 /** A stored document as settings: whatever fails to parse falls back to the defaults. */
@@ -108,10 +108,5 @@ export async function saveTrackingPageSettings(
   settings: TrackingPageSettings,
 ): Promise<void> {
   const document = JSON.stringify(trackingPageSettingsSchema.parse(settings));
-  await prisma.trackingPageSettings.upsert({
-    where: { shopId },
-    create: { shopId, settings: document },
-    update: { settings: document },
-    select: { shopId: true },
-  });
+  await storeTrackingPageSettings(prisma, shopId, document);
 }

@@ -2,7 +2,7 @@ import { handlesInUse } from '../flow/queue-flow-event.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import { nowOf } from '../lib/clock.js';
-import { failedAttempt, leaseGivenBack, type QueueWork } from '../db/lease-queue.js';
+import { failedAttempt, type QueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { statusPushQueue } from '../db/queues.js';
 import type { StatusPush } from '../generated/sqlite/client.js';
@@ -14,6 +14,8 @@ import { isFinalStatus } from '../shipments/status-table.js';
 import { defaultPollPolicy, nextReadAt, type PollPolicy, statusFromShipment } from '../shipments/status.js';
 import type { Shipment } from '../tracking/types.js';
 import { parsePush } from './payload.js';
+import { closePushes, leasedPushes, recordPushAttempt, wantedTrackersByNumber } from './queries/pushes.js';
+import { noteStatusPushesUntil } from '../shops/shop-repository.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 /**
@@ -46,11 +48,7 @@ export async function applyStatusPushes(deps: ApplyPushDeps, limit: number): Pro
     limit,
     now,
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.statusPush.findMany({
-        where: { id: { in: [...ids] }, leaseOwner: token },
-        orderBy: { receivedAt: 'asc' },
-      }),
+    load: (ids, token) => leasedPushes(deps.prisma, ids, token),
     act: async (rows, leases) => {
       stats.claimed = rows.length;
       const byShop = new Map<string, StatusPush[]>();
@@ -80,10 +78,7 @@ async function applyShop(
   // The shop's pushes arrive: its polling becomes the safety net (src/shipments/status.ts). One write per
   // shop and pass, here rather than on intake's path.
   const newest = new Date(Math.max(...rows.map((r) => r.receivedAt.getTime())));
-  await deps.prisma.shop.updateMany({
-    where: { id: shopId, OR: [{ lastStatusPushAt: null }, { lastStatusPushAt: { lt: newest } }] },
-    data: { lastStatusPushAt: newest },
-  });
+  await noteStatusPushesUntil(deps.prisma, shopId, newest);
   const parsed: Parsed[] = [];
   const outcomes: Record<'applied' | 'stale' | 'dropped', string[]> = { applied: [], stale: [], dropped: [] };
   for (const row of rows) {
@@ -109,13 +104,7 @@ async function applyShop(
       ]),
     ),
   ];
-  const trackers =
-    numbers.length === 0
-      ? []
-      : await deps.prisma.tracker.findMany({
-          where: { shopId, desired: 'active', trackingNumber: { in: numbers } },
-          include: { shop: true, lines: { where: { active: true }, select: { fulfillmentId: true } } },
-        });
+  const trackers = numbers.length === 0 ? [] : await wantedTrackersByNumber(deps.prisma, shopId, numbers);
   // Each tracker's pushes, newest last (by latest event, a final status after another at the same instant,
   // then event count, then arrival).
   const perTracker = new Map<string, { tracker: (typeof trackers)[number]; pushes: Parsed[] }>();
@@ -184,18 +173,7 @@ async function applyShop(
     if (ids.length === 0) continue;
     stats[outcome] += ids.length;
     statusPushes.inc({ outcome: outcome === 'dropped' ? 'dropped_unknown_tracker' : outcome }, ids.length);
-    await deps.prisma.statusPush.updateMany({
-      where: { id: { in: ids }, leaseOwner: token },
-      data: {
-        state: outcome,
-        // When it was applied (not when the pass began): the push-to-stored latency is read from it.
-        processedAt: new Date(),
-        error: outcome === 'dropped' ? 'no wanted tracker of this shop has this number' : null,
-        // Done with: the body has served its purpose (the dedupe key stays, for the duplicate window).
-        payload: '',
-        ...leaseGivenBack,
-      },
-    });
+    await closePushes(deps.prisma, ids, token, outcome);
   }
 }
 
@@ -213,5 +191,5 @@ async function failedOnce(
     statusPushes.inc({ outcome: 'failed' });
   }
   deps.logger.warn({ pushId: row.id, attempts: data.attempts }, 'status push not applied');
-  await deps.prisma.statusPush.updateMany({ where: { id: row.id, leaseOwner: token }, data });
+  await recordPushAttempt(deps.prisma, row.id, token, data);
 }

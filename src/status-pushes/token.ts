@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseClient } from '../db/client.js';
+import { setStatusPushToken, setStatusPushTokenIfNone, statusPushTokenOf } from '../shops/shop-repository.js';
 
 /**
  * Each shop's status push URL, `<SHOPIFY_APP_URL>/status-webhooks/<token>`: the token is 24 random bytes
@@ -25,25 +26,15 @@ export function statusPushUrl(appUrl: string, token: string): string {
 
 /** The shop's token, made now when it has none (two callers at once end with the same one). */
 export async function ensurePushToken(prisma: DatabaseClient, shopId: string): Promise<string> {
-  const shop = await prisma.shop.findUniqueOrThrow({
-    where: { id: shopId },
-    select: { statusPushToken: true },
-  });
-  if (shop.statusPushToken) return shop.statusPushToken;
-  await prisma.shop.updateMany({
-    where: { id: shopId, statusPushToken: null },
-    data: { statusPushToken: newPushToken() },
-  });
-  const made = await prisma.shop.findUniqueOrThrow({
-    where: { id: shopId },
-    select: { statusPushToken: true },
-  });
-  return made.statusPushToken!;
+  const existing = await statusPushTokenOf(prisma, shopId);
+  if (existing) return existing;
+  await setStatusPushTokenIfNone(prisma, shopId, newPushToken());
+  return (await statusPushTokenOf(prisma, shopId))!;
 }
 
 /** A new token: the old URL is refused from now on. */
 export async function rotatePushToken(prisma: DatabaseClient, shopId: string): Promise<string> {
   const token = newPushToken();
-  await prisma.shop.update({ where: { id: shopId }, data: { statusPushToken: token }, select: { id: true } });
+  await setStatusPushToken(prisma, shopId, token);
   return token;
 }

@@ -16,7 +16,8 @@ import {
   newLineRow,
   newTrackerRow,
 } from './desired-state.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { lockShop } from '../shops/shop-repository.js';
+import { cancelledOrderIds, knownFulfillmentIds, trackerKeysOfNumbers } from './queries/fulfillments.js';
 import { newRowId } from '../lib/row-id.js';
 
 /**
@@ -43,14 +44,10 @@ export async function applyNewFulfillments(
   const seenFulfillments = new Map<string, number>();
   for (const f of fulfillments)
     seenFulfillments.set(f.fulfillmentId, (seenFulfillments.get(f.fulfillmentId) ?? 0) + 1);
-  const known = await tx.fulfillment.findMany({
-    where: { shopId: shop.id, fulfillmentId: { in: [...seenFulfillments.keys()] } },
-    select: { fulfillmentId: true },
-  });
-  const cancelledOrders = await tx.cancelledOrder.findMany({
-    where: { shopId: shop.id, orderId: { in: [...new Set(fulfillments.map((f) => f.orderId))] } },
-    select: { orderId: true },
-  });
+  const known = await knownFulfillmentIds(tx, shop.id, [...seenFulfillments.keys()]);
+  const cancelledOrders = await cancelledOrderIds(tx, shop.id, [
+    ...new Set(fulfillments.map((f) => f.orderId)),
+  ]);
   const knownIds = new Set(known.map((k) => k.fulfillmentId));
   const cancelledIds = new Set(cancelledOrders.map((c) => c.orderId));
 
@@ -73,13 +70,7 @@ export async function applyNewFulfillments(
   for (const c of candidates)
     for (const n of c.numbers) if (n.slug) keyCount.set(keyOf(n), (keyCount.get(keyOf(n)) ?? 0) + 1);
   const numbers = [...new Set(candidates.flatMap((c) => c.numbers.map((n) => n.trackingNumber)))];
-  const existingTrackers =
-    numbers.length === 0
-      ? []
-      : await tx.tracker.findMany({
-          where: { shopId: shop.id, trackingNumber: { in: numbers } },
-          select: { trackingNumber: true, provider: true },
-        });
+  const existingTrackers = numbers.length === 0 ? [] : await trackerKeysOfNumbers(tx, shop.id, numbers);
   const taken = new Set(
     existingTrackers.map((t) => keyOf({ trackingNumber: t.trackingNumber, slug: t.provider })),
   );

@@ -2,12 +2,34 @@ import { type CarrierMatcher, normaliseCarrierName } from '../carriers/match.js'
 import type { Tx } from '../db/client.js';
 import { insertRows } from '../db/insert-rows.js';
 import { providerOf } from '../db/provider-of.js';
-import { lockShop } from '../shops/shop-lock.js';
+import { lockShop } from '../shops/shop-repository.js';
 import { customerEmailHash } from '../lib/email-hash.js';
 import { isStoreTrackingUrl, queueLinkForFulfillment } from '../shipments/tracking-links.js';
 import type { Prisma, Shop, Tracker, TrackingLine } from '../generated/sqlite/client.js';
 import type { FulfillmentPayload, OrderCancelledPayload } from './fulfillment-payload.js';
 import { newRowId } from '../lib/row-id.js';
+import {
+  activeLineDestinations,
+  activeLinesOfOrder,
+  activeLinesToRemap,
+  createFulfillmentRow,
+  ensureTracker,
+  fulfillmentRow,
+  isOrderCancelled,
+  linesOfFulfillment,
+  lockTrackerRows,
+  newestActiveLine,
+  pointLineAtTracker,
+  recordCancelledOrder,
+  setLineTracker,
+  setLineTrackingUrl,
+  trackerById,
+  trackerIdsOfNumbers,
+  trackersByIds,
+  updateFulfillmentRow,
+  updateLines,
+  writeTrackerAtVersion,
+} from './queries/desired-state.js';
 
 /**
  * Desired state. Store events change tracking lines (one per shop, fulfilment and tracking number); each
@@ -115,8 +137,7 @@ export async function applyFulfillment(
   match: MatchContext,
 ): Promise<ApplyOutcome> {
   const locked = await lockShop(tx, shop.id);
-  const key = { shopId_fulfillmentId: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } };
-  const existing = await tx.fulfillment.findUnique({ where: key });
+  const existing = await fulfillmentRow(tx, shop.id, fulfillment.fulfillmentId);
   const cancelled = isCancelledStatus(fulfillment.status);
   const updatedAt = fulfillment.updatedAt ?? existing?.sourceUpdatedAt ?? new Date(0);
 
@@ -133,28 +154,20 @@ export async function applyFulfillment(
   const newest = existing && existing.sourceUpdatedAt > updatedAt ? existing.sourceUpdatedAt : updatedAt;
   const fields = fulfillmentColumns(shop.id, fulfillment, newest);
   if (existing) {
-    await tx.fulfillment.update({ where: { id: existing.id }, data: fields, select: { id: true } });
+    await updateFulfillmentRow(tx, existing.id, fields);
   } else {
-    await tx.fulfillment.create({
-      data: {
-        shopId: shop.id,
-        fulfillmentId: fulfillment.fulfillmentId,
-        orderId: fulfillment.orderId,
-        ...fields,
-      },
-      select: { id: true },
+    await createFulfillmentRow(tx, {
+      shopId: shop.id,
+      fulfillmentId: fulfillment.fulfillmentId,
+      orderId: fulfillment.orderId,
+      ...fields,
     });
   }
 
   // Lines exist only for a fulfilment already recorded.
-  const lines = existing
-    ? await tx.trackingLine.findMany({ where: { shopId: shop.id, fulfillmentId: fulfillment.fulfillmentId } })
-    : [];
+  const lines = existing ? await linesOfFulfillment(tx, shop.id, fulfillment.fulfillmentId) : [];
   await lockTrackersOf(tx, lines);
-  const orderCancelled =
-    (await tx.cancelledOrder.findUnique({
-      where: { shopId_orderId: { shopId: shop.id, orderId: fulfillment.orderId } },
-    })) !== null;
+  const orderCancelled = await isOrderCancelled(tx, shop.id, fulfillment.orderId);
 
   const touched = new Set<string>();
   // An order cancelled while the shop keeps trackers on cancel holds nothing back: its fulfilments apply as
@@ -192,10 +205,7 @@ export async function applyFulfillment(
   const trackerIds = new Map<string, string>();
   const created = new Set<string>();
   if (slug && fulfillment.trackingNumbers.length > 0) {
-    for (const t of await tx.tracker.findMany({
-      where: { shopId: shop.id, provider: slug, trackingNumber: { in: fulfillment.trackingNumbers } },
-      select: { id: true, trackingNumber: true },
-    })) {
+    for (const t of await trackerIdsOfNumbers(tx, shop.id, slug, fulfillment.trackingNumbers)) {
       trackerIds.set(t.trackingNumber, t.id);
     }
     const freshNumbers = new Set(fresh);
@@ -234,20 +244,14 @@ export async function applyFulfillment(
   if (again.length > 0) {
     const revived = again.filter((l) => l.active || active).map((l) => l.id);
     const dormant = again.filter((l) => !(l.active || active)).map((l) => l.id);
-    if (revived.length > 0)
-      await tx.trackingLine.updateMany({
-        where: { id: { in: revived } },
-        data: { ...details, active: true, endedReason: null },
-      });
-    if (dormant.length > 0)
-      await tx.trackingLine.updateMany({ where: { id: { in: dormant } }, data: details });
+    if (revived.length > 0) await updateLines(tx, revived, { ...details, active: true, endedReason: null });
+    if (dormant.length > 0) await updateLines(tx, dormant, details);
     // A tracking page the store now gives (or no longer gives): one statement per changed line only. The
     // store's own page, set by this app, is not the carrier's: the carrier's link is kept.
     for (const line of again) {
       if (isStoreTrackingUrl(shop.domain, fulfillment.trackingUrls[line.trackingNumber])) continue;
       const trackingUrl = carrierUrlOf(shop, fulfillment, line.trackingNumber);
-      if (line.trackingUrl !== trackingUrl)
-        await tx.trackingLine.update({ where: { id: line.id }, data: { trackingUrl }, select: { id: true } });
+      if (line.trackingUrl !== trackingUrl) await setLineTrackingUrl(tx, line.id, trackingUrl);
     }
     for (const line of again) {
       if (line.trackerId) touched.add(line.trackerId);
@@ -268,15 +272,9 @@ export async function applyOrderCancelled(
   order: OrderCancelledPayload,
 ): Promise<ApplyOutcome> {
   await lockShop(tx, shop.id);
-  await tx.cancelledOrder.upsert({
-    where: { shopId_orderId: { shopId: shop.id, orderId: order.orderId } },
-    update: {},
-    create: { shopId: shop.id, orderId: order.orderId, cancelledAt: order.cancelledAt ?? new Date() },
-  });
+  await recordCancelledOrder(tx, shop.id, order.orderId, order.cancelledAt ?? new Date());
   if (!shop.deleteOnCancel) return { kind: 'applied', trackersTouched: 0, linesWaitingForCarrier: 0 };
-  const lines = await tx.trackingLine.findMany({
-    where: { shopId: shop.id, orderId: order.orderId, active: true },
-  });
+  const lines = await activeLinesOfOrder(tx, shop.id, order.orderId);
   await lockTrackersOf(tx, lines);
   const touched = new Set<string>();
   await deactivate(tx, lines, touched, 'order_cancelled');
@@ -296,10 +294,7 @@ export async function remapLines(
   carrierName?: string,
 ): Promise<{ trackersTouched: number; linesRemapped: number; stillWaiting: number }> {
   await lockShop(tx, shop.id);
-  const where = carrierName
-    ? { shopId: shop.id, active: true, carrierKey: normaliseCarrierName(carrierName) }
-    : { shopId: shop.id, active: true, trackerId: null };
-  const lines = await tx.trackingLine.findMany({ where });
+  const lines = await activeLinesToRemap(tx, shop.id, carrierName ? normaliseCarrierName(carrierName) : null);
   await lockTrackersOf(tx, lines);
   const touched = new Set<string>();
   let stillWaiting = 0;
@@ -322,10 +317,7 @@ export async function remapLines(
 async function lockTrackersOf(tx: Tx, lines: readonly Pick<TrackingLine, 'trackerId'>[]): Promise<void> {
   const ids = [...new Set(lines.flatMap((l) => (l.trackerId ? [l.trackerId] : [])))].sort();
   if (ids.length === 0 || providerOf(tx) !== 'postgresql') return;
-  await tx.$queryRawUnsafe(
-    `SELECT "id" FROM "Tracker" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`,
-    ids,
-  );
+  await lockTrackerRows(tx, ids);
 }
 
 /** Why a line stopped being wanted (shown on the page: "Order cancelled — tracker removed"). */
@@ -339,10 +331,11 @@ async function deactivate(
 ): Promise<void> {
   const active = lines.filter((l) => l.active);
   if (active.length === 0) return;
-  await tx.trackingLine.updateMany({
-    where: { id: { in: active.map((l) => l.id) } },
-    data: { active: false, endedReason },
-  });
+  await updateLines(
+    tx,
+    active.map((l) => l.id),
+    { active: false, endedReason },
+  );
   for (const l of active) if (l.trackerId) touched.add(l.trackerId);
 }
 
@@ -356,23 +349,15 @@ async function resolveLine(
   const { slug } = match.matcher.match(line.carrierName, match.overrides);
   let trackerId: string | null = null;
   if (slug) {
-    const tracker = await tx.tracker.upsert({
-      where: {
-        shopId_trackingNumber_provider: {
-          shopId: shop.id,
-          trackingNumber: line.trackingNumber,
-          provider: slug,
-        },
-      },
-      update: {},
+    trackerId = await ensureTracker(
+      tx,
+      { shopId: shop.id, trackingNumber: line.trackingNumber, provider: slug },
       // Born removed and in sync; recompute() turns it active (and pending) when a line wants it.
-      create: newTrackerRow(shop, line, slug, false),
-      select: { id: true },
-    });
-    trackerId = tracker.id;
+      newTrackerRow(shop, line, slug, false),
+    );
   }
   if (trackerId !== line.trackerId) {
-    await tx.trackingLine.update({ where: { id: line.id }, data: { trackerId } });
+    await setLineTracker(tx, line.id, trackerId);
   }
   return trackerId;
 }
@@ -427,13 +412,9 @@ export async function recompute(tx: Tx, trackerIds: Iterable<string>): Promise<v
   for (let start = 0; start < ids.length; start += recomputeChunk) {
     const chunk = ids.slice(start, start + recomputeChunk);
     // Set-based first pass: two reads for the whole chunk, a write only for trackers that changed.
-    const trackers = await tx.tracker.findMany({ where: { id: { in: chunk } } });
+    const trackers = await trackersByIds(tx, chunk);
     const newestLine = new Map<string, Pick<TrackingLine, 'postalCode' | 'destinationCountry'>>();
-    for (const line of await tx.trackingLine.findMany({
-      where: { trackerId: { in: chunk }, active: true },
-      orderBy: { updatedAt: 'desc' },
-      select: { trackerId: true, postalCode: true, destinationCountry: true },
-    })) {
+    for (const line of await activeLineDestinations(tx, chunk)) {
       if (line.trackerId && !newestLine.has(line.trackerId)) newestLine.set(line.trackerId, line);
     }
     for (const tracker of trackers) {
@@ -459,27 +440,25 @@ async function pointLinesAtTrackers(
 ): Promise<void> {
   const unmapped = lines.filter((l) => l.trackerId !== null && !trackerIds.has(l.trackingNumber));
   if (unmapped.length > 0) {
-    await tx.trackingLine.updateMany({
-      where: { id: { in: unmapped.map((l) => l.id) } },
-      data: { trackerId: null },
-    });
+    await updateLines(
+      tx,
+      unmapped.map((l) => l.id),
+      { trackerId: null },
+    );
   }
   // One write per line whose carrier changed: rare, and bounded by trackingNumberLimits.
   for (const line of lines) {
     const trackerId = trackerIds.get(line.trackingNumber);
     if (trackerId === undefined || trackerId === line.trackerId) continue;
-    await tx.trackingLine.update({ where: { id: line.id }, data: { trackerId }, select: { id: true } });
+    await pointLineAtTracker(tx, line.id, trackerId);
   }
 }
 
 /** True when done (written or nothing to write); false when the row changed under us. */
 async function recomputeOne(tx: Tx, id: string): Promise<boolean> {
-  const tracker = await tx.tracker.findUnique({ where: { id } });
+  const tracker = await trackerById(tx, id);
   if (!tracker) return true;
-  const line = await tx.trackingLine.findFirst({
-    where: { trackerId: id, active: true },
-    orderBy: { updatedAt: 'desc' },
-  });
+  const line = await newestActiveLine(tx, id);
   return writeDerived(tx, tracker, line);
 }
 
@@ -501,19 +480,16 @@ async function writeDerived(
     details.destinationCountry !== tracker.destinationCountry;
   if (!changed) return true;
   const synced = inSync(desired, tracker.remote);
-  const { count } = await tx.tracker.updateMany({
-    where: { id, version: tracker.version },
-    data: {
-      desired,
-      ...details,
-      syncState: synced ? 'synced' : 'pending',
-      attempts: 0,
-      nextAttemptAt: new Date(),
-      // Wanted or no longer: its problems are looked at again (src/shipments/problem-sweep.ts).
-      problemCheckAt: new Date(),
-      version: { increment: 1 },
-      ...(synced ? {} : { lastError: null, lastErrorReason: null, lastErrorAt: null }),
-    },
+  const count = await writeTrackerAtVersion(tx, id, tracker.version, {
+    desired,
+    ...details,
+    syncState: synced ? 'synced' : 'pending',
+    attempts: 0,
+    nextAttemptAt: new Date(),
+    // Wanted or no longer: its problems are looked at again (src/shipments/problem-sweep.ts).
+    problemCheckAt: new Date(),
+    version: { increment: 1 },
+    ...(synced ? {} : { lastError: null, lastErrorReason: null, lastErrorAt: null }),
   });
   return count === 1;
 }

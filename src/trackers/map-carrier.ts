@@ -8,6 +8,8 @@ import type { ShippingProvider } from '../tracking/types.js';
 import { remapLines } from './desired-state.js';
 import { type CarrierRepository, carrierOverrides } from '../carriers/carrier-repository.js';
 import { normaliseCarrierName } from '../carriers/match.js';
+import { inTransaction } from '../db/transaction.js';
+import { shopByDomain } from '../shops/shop-repository.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 export const mapCarrierInput = z.object({
@@ -64,7 +66,7 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
   }
   const { shopDomain, carrierName, slug } = parsed.data;
 
-  const shop = await deps.prisma.shop.findUnique({ where: { domain: shopDomain } });
+  const shop = await shopByDomain(deps.prisma, shopDomain);
   if (!shop) return { ok: false, reason: 'shop_not_found', message: `No shop ${shopDomain} is known.` };
 
   let providers = await deps.carriers.providers();
@@ -100,7 +102,7 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
   // On SQLite a transaction holds the one connection: read everything inside it through `tx`, and
   // build the matcher (which reads the carrier list) before opening it.
   const matcher = await deps.carriers.matcher();
-  const outcome = await deps.prisma.$transaction(async (tx) => {
+  const outcome = await inTransaction(deps.prisma, async (tx) => {
     await deps.carriers.setOverride(tx, shop.id, carrierName, slug);
     const overrides = await carrierOverrides(tx, shop.id);
     return remapLines(tx, shop, { matcher, overrides }, carrierName);

@@ -12,6 +12,14 @@ import { inSync } from './desired-state.js';
 import { backoffDelayMs, backoffPolicies, type BackoffPolicy } from '../lib/backoff.js';
 import { type Classified, classify } from './outcome.js';
 import { createRateGate, type RateGate } from './rate-gate.js';
+import {
+  leasedTrackersWithShop,
+  stillLeasedTrackerIds,
+  trackerRow,
+  trackerSyncState,
+  writeLeasedTracker,
+} from './queries/reconciler.js';
+import { setPausedShopsProbeAt } from '../shops/shop-repository.js';
 import { defaultPollPolicy } from '../shipments/status.js';
 
 /**
@@ -82,12 +90,7 @@ export async function claimTrackers(
   const leased = await claimRows(leases, {
     limit,
     ...(deps.now ? { now: deps.now() } : {}),
-    load: (ids) =>
-      deps.prisma.tracker.findMany({
-        where: { id: { in: ids }, leaseOwner: token },
-        include: { shop: true },
-        orderBy: { nextAttemptAt: 'asc' },
-      }),
+    load: (ids) => leasedTrackersWithShop(deps.prisma, ids, token),
   });
   if (leased.length === 0) return { token, trackers: [] };
   const trackers = onePerPausedShop(leased);
@@ -95,10 +98,11 @@ export async function claimTrackers(
   if (probed.length > 0) {
     // A probe taken: no other claim (this process's next one, or another's) probes the shop meanwhile.
     // Its outcome resumes the shop or sets the next probe; a probe lost with its process runs then.
-    await deps.prisma.shop.updateMany({
-      where: { id: { in: probed }, pausedAt: { not: null } },
-      data: { probeAt: new Date((deps.now?.() ?? new Date()).getTime() + probeIntervalMs(deps)) },
-    });
+    await setPausedShopsProbeAt(
+      deps.prisma,
+      probed,
+      new Date((deps.now?.() ?? new Date()).getTime() + probeIntervalMs(deps)),
+    );
   }
   if (trackers.length < leased.length) {
     // Leased but not tried in this pass (a paused shop's probe tries one): give them straight back, or
@@ -392,11 +396,7 @@ async function flushBatch(pass: Pass, batch: OutcomeBatch): Promise<void> {
     }
     // A store event changed what some of them want while the call was out: the per-row path works out
     // their state from the row as it is now (a lost lease is counted there).
-    const left = await deps.prisma.tracker.findMany({
-      where: { id: { in: ids }, leaseOwner: leases.token },
-      select: { id: true },
-    });
-    const stillLeased = new Set(left.map((r) => r.id));
+    const stillLeased = await stillLeasedTrackerIds(deps.prisma, ids, leases.token);
     for (const tracker of kind.rows) {
       if (stillLeased.has(tracker.id)) {
         await record(pass, tracker, { remote: kind.remote, createCall: kind.createCall });
@@ -513,21 +513,20 @@ async function finish(
   compute: (row: Tracker) => Partial<Omit<Tracker, 'id' | 'version'>> & { createCallsIncrement?: number },
 ): Promise<'written' | 'lease-lost'> {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const row = await deps.prisma.tracker.findUnique({ where: { id: trackerId } });
+    const row = await trackerRow(deps.prisma, trackerId);
     if (!row || row.leaseOwner !== leases.token) {
       leases.forget([trackerId]);
       return 'lease-lost';
     }
     const { createCallsIncrement, ...data } = compute(row);
-    const { count } = await deps.prisma.tracker.updateMany({
-      where: { id: trackerId, leaseOwner: leases.token, version: row.version },
-      data: {
-        ...data,
-        ...leaseGivenBack,
-        version: { increment: 1 },
-        ...(createCallsIncrement ? { createCalls: { increment: createCallsIncrement } } : {}),
-      },
-    });
+    const count = await writeLeasedTracker(
+      deps.prisma,
+      trackerId,
+      leases.token,
+      row.version,
+      data,
+      createCallsIncrement,
+    );
     if (count === 1) {
       leases.forget([trackerId]);
       return 'written';
@@ -634,10 +633,7 @@ async function recordFailure(
   }
   if (classified.kind === 'permanent') stats.failed++;
   if (classified.kind === 'transient') {
-    const row = await deps.prisma.tracker.findUnique({
-      where: { id: tracker.id },
-      select: { syncState: true },
-    });
+    const row = await trackerSyncState(deps.prisma, tracker.id);
     if (row?.syncState === 'dead') stats.dead++;
     else stats.retried++;
   }

@@ -3,6 +3,8 @@ import type { DatabaseClient } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { TrackingClient } from '../tracking/client.js';
 import { remapLines } from './desired-state.js';
+import { inTransaction } from '../db/transaction.js';
+import { shopsWithWaitingLines } from '../shops/shop-repository.js';
 import { safeReason } from '../errors/safe-reason.js';
 
 export interface RefreshDeps {
@@ -30,12 +32,10 @@ export async function refreshCarriers(
 /** Every shop's lines still waiting for a carrier, matched again (after a refresh or a new mapping). */
 export async function remapWaitingLines(deps: Pick<RefreshDeps, 'prisma' | 'carriers'>, shopId?: string) {
   const matcher = await deps.carriers.matcher();
-  const shops = await deps.prisma.shop.findMany({
-    where: { ...(shopId ? { id: shopId } : {}), trackingLines: { some: { active: true, trackerId: null } } },
-  });
+  const shops = await shopsWithWaitingLines(deps.prisma, shopId);
   let matched = 0;
   for (const shop of shops) {
-    const outcome = await deps.prisma.$transaction(async (tx) =>
+    const outcome = await inTransaction(deps.prisma, async (tx) =>
       remapLines(tx, shop, { matcher, overrides: await carrierOverrides(tx, shop.id) }),
     );
     matched += outcome.linesRemapped - outcome.stillWaiting;

@@ -3,7 +3,8 @@ import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import type { Logger } from '../logger.js';
 import { fulfillmentConfirmations } from '../observability/metrics.js';
 import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
-import { markDeliveriesDone } from './delivery-done.js';
+import { shopsInstallState } from '../shops/shop-repository.js';
+import { heldFulfillments, markDeliveriesDone } from './queries/deliveries.js';
 import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
 
 /**
@@ -50,10 +51,7 @@ export async function admitDeliveries(
   if (gated.length === 0) return { admitted: [...claimed], refused: 0, deferred: [], checks: new Map() };
 
   const domains = [...new Set(gated.map((d) => d.shopDomain))];
-  const shops = await deps.prisma.shop.findMany({
-    where: { domain: { in: domains } },
-    select: { id: true, domain: true, uninstalledAt: true },
-  });
+  const shops = await shopsInstallState(deps.prisma, domains);
   const installed = new Map(shops.filter((s) => !s.uninstalledAt).map((s) => [s.domain, s.id]));
 
   // The fulfilment each gated fulfilment delivery names (a body that fails its topic's check is left to
@@ -157,10 +155,7 @@ async function seenFulfillments(
     byShop.set(shopId, [...(byShop.get(shopId) ?? []), fulfillmentId]);
   }
   if (byShop.size === 0) return new Set();
-  const rows = await prisma.fulfillment.findMany({
-    where: { OR: [...byShop].map(([shopId, ids]) => ({ shopId, fulfillmentId: { in: ids } })) },
-    select: { shopId: true, fulfillmentId: true },
-  });
+  const rows = await heldFulfillments(prisma, byShop);
   const domainOf = new Map([...installed].map(([domain, id]) => [id, domain]));
   return new Set(rows.map((r) => `${domainOf.get(r.shopId)} ${r.fulfillmentId}`));
 }

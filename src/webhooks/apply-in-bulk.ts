@@ -7,9 +7,10 @@ import { describeRefusedNumbers, type FulfillmentPayload } from '../trackers/ful
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { CarrierMatcher } from '../carriers/match.js';
 import type { DatabaseClient, Tx } from '../db/client.js';
+import { inTransaction } from '../db/transaction.js';
 import { safeReason } from '../errors/safe-reason.js';
 import type { Logger } from '../logger.js';
-import { markDeliveriesDone } from './delivery-done.js';
+import { markDeliveriesDone } from './queries/deliveries.js';
 import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
 
 /**
@@ -118,7 +119,7 @@ async function applyShopItems(
     const part = items.slice(start, start + maxPerTransaction);
     if (part.length < 2) continue; // one delivery left over: the usual path costs the same
     try {
-      done.push(...(await deps.prisma.$transaction((tx) => applyPart(tx, token, domain, matcher, part))));
+      done.push(...(await inTransaction(deps.prisma, (tx) => applyPart(tx, token, domain, matcher, part))));
       await yieldToEventLoop();
     } catch (error) {
       fallBack(part.length, error);

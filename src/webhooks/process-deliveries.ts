@@ -2,13 +2,14 @@ import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { failedAttempt, type LeaseHolder, type QueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { deliveryQueue } from '../db/queues.js';
+import { inTransaction } from '../db/transaction.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
 import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { admitDeliveries } from './admit-deliveries.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
-import { markDeliveriesDone } from './delivery-done.js';
+import { leasedDeliveries, markDeliveriesDone, recordDeliveryAttempt } from './queries/deliveries.js';
 import { backoffPolicies, type BackoffPolicy } from '../lib/backoff.js';
 import { applyDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
@@ -42,11 +43,7 @@ export function processDeliveries(deps: DeliveryProcessorDeps, limit: number): P
     queue: deliveryQueue,
     limit,
     none: stats,
-    load: (ids, token) =>
-      deps.prisma.webhookDelivery.findMany({
-        where: { id: { in: ids }, leaseOwner: token },
-        orderBy: { receivedAt: 'asc' },
-      }),
+    load: (ids, token) => leasedDeliveries(deps.prisma, ids, token),
     // Each delivery is forgotten once written: the bulk path and the one-by-one path at different times.
     forgetsItself: true,
     act: (claimed, leases) => processClaimed(deps, leases, claimed, stats),
@@ -94,7 +91,7 @@ async function processOne(
   });
   try {
     const matcher = await deps.carriers.matcher();
-    const result = await deps.prisma.$transaction(async (tx) => {
+    const result = await inTransaction(deps.prisma, async (tx) => {
       let payload: unknown;
       try {
         payload = JSON.parse(delivery.payload);
@@ -142,5 +139,5 @@ async function retryLater(
     },
     giveUp ? 'delivery failed for good' : 'delivery failed; will retry',
   );
-  await deps.prisma.webhookDelivery.updateMany({ where: { id: delivery.id, leaseOwner: token }, data });
+  await recordDeliveryAttempt(deps.prisma, delivery.id, token, data);
 }

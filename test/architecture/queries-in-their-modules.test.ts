@@ -1,33 +1,104 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { srcDir } from '../helpers/module-graph.js';
+import { modules, srcDir } from '../helpers/module-graph.js';
 
 /**
- * The page API's use cases (src/ui/api) and the shoppers' routes (src/proxy) hold no ORM or SQL call of
- * their own: every list, count and figure is a query of its domain's query module (src/shipments/queries,
- * the repositories), where its index and plan are checked. This finds a model call or raw SQL written in
- * those folders.
+ * Data access lives in one place per domain: its query and repository modules (a `queries/` folder, a file
+ * named `*-queries.ts` or `*-repository.ts`) and the database layer (src/db). Every other module of src/
+ * holds no ORM or SQL call of its own: it calls its domain's small named queries, which take the client
+ * (or the transaction) and return typed rows, where their index and plan are checked.
+ *
+ * A call is found on any client variable (prisma, tx, db, client, deps.prisma, ctx.tx, this.prisma …):
+ * a model delegate's read or write (the model names are read from the Prisma schema, so `shops.findByDomain`
+ * of a repository is no call), `$queryRaw*`, `$executeRaw*`, `$transaction`, and raw SQL run through
+ * src/db's helpers (`queryRows`, `hotPathOf`, `inHotTransaction`). A use case opens its unit of work with
+ * src/db/transaction.ts `inTransaction`, and the queries it runs inside take the transaction's client.
  */
-const calls =
-  /\bprisma\.(\w+\.(find\w*|count|groupBy|aggregate|update\w*|create\w*|upsert|delete\w*)\(|\$(queryRaw|executeRaw|transaction)\w*)/g;
+const schema = readFileSync(path.resolve(srcDir, '../prisma/schema.prisma'), 'utf8');
+const delegates = [...schema.matchAll(/^model (\w+) \{/gm)].map(
+  (m) => m[1]![0]!.toLowerCase() + m[1]!.slice(1),
+);
 
-function offenders(folder: string): string[] {
-  return readdirSync(path.join(srcDir, folder))
-    .filter((f) => f.endsWith('.ts'))
-    .flatMap((f) => {
-      const text = readFileSync(path.join(srcDir, folder, f), 'utf8');
-      return [...text.matchAll(calls)].map((m) => `${folder}/${f}: ${m[0]}`);
-    });
+const operations = 'find\\w*|count|groupBy|aggregate|update\\w*|create\\w*|upsert|delete\\w*';
+export const calls = new RegExp(
+  [
+    `\\.(?:${delegates.join('|')})\\s*\\.\\s*(?:${operations})\\s*\\(`,
+    `\\.\\$(?:queryRaw|executeRaw|transaction)\\w*`,
+    `\\b(?:queryRows|hotPathOf|inHotTransaction)\\s*(?:<[^>]*>)?\\(`,
+  ].join('|'),
+  'g',
+);
+
+/** Where data access belongs: the database layer and each domain's query and repository modules. */
+function isDataModule(relative: string): boolean {
+  return (
+    relative.startsWith('db/') ||
+    relative.startsWith('generated/') ||
+    relative.split('/').includes('queries') ||
+    /-(queries|repository)\.ts$/.test(relative)
+  );
 }
 
+/** Every module outside the data modules that holds a call, with how many. */
+function offenders(): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const file of modules()) {
+    const relative = path.relative(srcDir, file).split(path.sep).join('/');
+    if (isDataModule(relative)) continue;
+    const count = [...readFileSync(file, 'utf8').matchAll(calls)].length;
+    if (count > 0) found.set(relative, count);
+  }
+  return found;
+}
+
+/**
+ * Still to move: modules that hold ORM or SQL calls today, each to be moved into its domain's query or
+ * repository module next. This list may only shrink: a module that no longer offends must leave it, and no
+ * module may join it.
+ */
+const stillToMove: readonly string[] = [
+  // Being changed by other parts of issue 32 (the one model of a shipment, the queue passes) while the rest
+  // moved: their calls move into their domains' query modules once those changes land.
+  'cli/tracker-commands.ts',
+  'flow/queue-triggers.ts',
+  'jobs/backfill.ts',
+  'notifications/instant-problems.ts',
+  'shipments/estimates.ts',
+  'shipments/status-classes.ts',
+];
+
 describe('queries live in their query modules', () => {
-  it('no ORM or SQL call in src/ui/api or src/proxy', () => {
-    expect([...offenders('ui/api'), ...offenders('proxy')]).toEqual([]);
+  const found = offenders();
+
+  it('no ORM or SQL call outside src/db and the query and repository modules', () => {
+    expect([...found.keys()].filter((file) => !stillToMove.includes(file)).sort()).toEqual([]);
   });
 
-  it('finds one when there is one (the check itself works)', () => {
-    expect('await deps.prisma.shipmentProblem.findMany({'.match(calls)).toHaveLength(1);
-    expect('await prisma.$queryRawUnsafe(sql)'.match(calls)).toHaveLength(1);
+  it('the still-to-move list only shrinks: every module on it still holds a call', () => {
+    expect(stillToMove.filter((file) => !found.has(file))).toEqual([]);
+  });
+
+  it('finds one when there is one, on any client (the check itself works)', () => {
+    const count = (text: string) => [...text.matchAll(calls)].length;
+    expect(count('await deps.prisma.shipmentProblem.findMany({')).toBe(1);
+    expect(count('await prisma.$queryRawUnsafe(sql)')).toBe(1);
+    expect(count('await ctx.tx.shop.updateMany({')).toBe(1);
+    expect(count('await db.tracker.count({ where })')).toBe(1);
+    expect(count('await this.prisma.session.upsert({')).toBe(1);
+    expect(count('return client.$transaction(async (tx) => {')).toBe(1);
+    expect(count('await tx.$executeRawUnsafe(sql, ...params)')).toBe(1);
+    expect(count('await queryRows<{ id: string }>(prisma, sql, p)')).toBe(1);
+    expect(count('await hotPathOf(db).rows(sql, params)')).toBe(1);
+    // A repository's own methods and other objects' finds are no ORM call.
+    expect(count('await deps.shops.findByDomain(shop)')).toBe(0);
+    expect(count('listed.value.find((x) => x.id)')).toBe(0);
+    expect(count('await deps.api.create(input)')).toBe(0);
+    // And the query modules it leaves out hold the real calls it would find.
+    const queryModule = (relative: string) => readFileSync(path.join(srcDir, relative), 'utf8');
+    expect(count(queryModule('jobs/queries/retention.ts'))).toBeGreaterThan(0);
+    expect(count(queryModule('shops/shop-repository.ts'))).toBeGreaterThan(0);
+    expect(isDataModule('webhooks/queries/deliveries.ts')).toBe(true);
+    expect(isDataModule('webhooks/process-deliveries.ts')).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { seenCarriers } from '../../src/carriers/carrier-queries.js';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import { normaliseCarrierName } from '../../src/carriers/match.js';
-import { compactRollups } from '../../src/shipments/rollups.js';
+import { compactRollups } from '../../src/shipments/queries/rollup-folds.js';
 import { useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { backfillDeliveryFacts, deliveryFactsKey } from '../../src/jobs/backfill-delivery-facts.js';
-import { compactRollups } from '../../src/shipments/rollups.js';
+import { compactRollups } from '../../src/shipments/queries/rollup-folds.js';
 import { useTestDatabase } from '../helpers/database.js';
 import { createShop } from '../helpers/factories.js';
 

@@ -4,7 +4,7 @@ import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { minTransitSamples, noteDelivered, refreshTransitStats } from '../../src/shipments/estimates.js';
 import { storeShipmentRead } from '../../src/shipments/poll-statuses.js';
-import { compactRollups } from '../../src/shipments/rollups.js';
+import { compactRollups } from '../../src/shipments/queries/rollup-folds.js';
 import { createShopRepository } from '../../src/shops/shop-repository.js';
 import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
 import { deliveryAnalytics } from '../../src/ui/api/analytics.js';

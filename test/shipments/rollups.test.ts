@@ -7,11 +7,8 @@ import { createDatabase, type Database, type DatabaseClient } from '../../src/db
 import { createMigration } from '../../tools/db/create-migration.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { migrationsDirFor } from '../../src/db/paths.js';
-import {
-  carrierTriggersSql,
-  classAndRollupTriggersSql,
-  compactRollups,
-} from '../../src/shipments/rollups.js';
+import { compactRollups } from '../../src/shipments/queries/rollup-folds.js';
+import { carrierTriggersSql, classAndRollupTriggersSql } from '../../src/shipments/rollups.js';
 import {
   statusClassChanges,
   statusClassOf,

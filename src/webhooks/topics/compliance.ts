@@ -1,4 +1,19 @@
 import { customerEmailHash, plausibleEmail } from '../../lib/email-hash.js';
+import {
+  bodiesMentioning,
+  dataRequestAnswers,
+  deleteShopData,
+  emptyDeliveryBodies,
+  forgetFulfillmentEmails,
+  forgetOrderDestinations,
+  hasLiveOfflineSession,
+  heldLinesOfOrders,
+  markCustomersRedacted,
+  recordComplianceRequest,
+  rewriteComplianceSummary,
+  shopUninstalledAt,
+} from '../queries/compliance.js';
+import { shopByDomain } from '../../shops/shop-repository.js';
 import type { TopicContext, TopicHandler } from './types.js';
 
 /**
@@ -9,28 +24,15 @@ import type { TopicContext, TopicHandler } from './types.js';
 
 /** customers/data_request: records what is held for the orders asked about, for the merchant to hand over. */
 export const handleCustomersDataRequest: TopicHandler<'customers/data_request'> = async (ctx, request) => {
-  const shop = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain } });
+  const shop = await shopByDomain(ctx.tx, ctx.shopDomain);
   const orders = request.orders_requested;
-  const lines = shop
-    ? await ctx.tx.trackingLine.findMany({
-        where: { shopId: shop.id, orderId: { in: orders } },
-        select: {
-          orderId: true,
-          orderName: true,
-          trackingNumber: true,
-          carrierName: true,
-          postalCode: true,
-          destinationCountry: true,
-        },
-      })
-    : [];
-  await ctx.tx.complianceRequest.create({
-    data: {
-      shopDomain: ctx.shopDomain,
-      topic: 'customers/data_request',
-      summary: JSON.stringify({ ordersRequested: orders, dataHeld: lines }),
-    },
-  });
+  const lines = shop ? await heldLinesOfOrders(ctx.tx, shop.id, orders) : [];
+  await recordComplianceRequest(
+    ctx.tx,
+    ctx.shopDomain,
+    'customers/data_request',
+    JSON.stringify({ ordersRequested: orders, dataHeld: lines }),
+  );
   return {
     kind: 'applied',
     detail: `${lines.length} tracking line(s) reported for ${orders.length} order(s)`,
@@ -45,51 +47,27 @@ export const handleCustomersDataRequest: TopicHandler<'customers/data_request'> 
  */
 export const handleCustomersRedact: TopicHandler<'customers/redact'> = async (ctx, request) => {
   const orders = request.orders_to_redact;
-  const shop = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain } });
+  const shop = await shopByDomain(ctx.tx, ctx.shopDomain);
   let lines = 0;
   let emails = 0;
   if (shop) {
     const email = plausibleEmail(request.customer?.email);
     const byEmail = email ? [{ customerEmailHash: customerEmailHash(shop.id, email) }] : [];
-    emails = (
-      await ctx.tx.fulfillment.updateMany({
-        where: {
-          shopId: shop.id,
-          customerEmailHash: { not: null },
-          OR: [{ orderId: { in: orders } }, ...byEmail],
-        },
-        data: { customerEmailHash: null },
-      })
-    ).count;
-    await ctx.tx.shop.update({ where: { id: shop.id }, data: { customersRedactedAt: new Date() } });
+    emails = await forgetFulfillmentEmails(ctx.tx, shop.id, orders, byEmail);
+    await markCustomersRedacted(ctx.tx, shop.id);
   }
   if (shop && orders.length > 0) {
-    const redacted = { postalCode: null, destinationCountry: null };
-    lines = (
-      await ctx.tx.trackingLine.updateMany({
-        where: { shopId: shop.id, orderId: { in: orders } },
-        data: redacted,
-      })
-    ).count;
-    const trackerIds = await ctx.tx.trackingLine.findMany({
-      where: { shopId: shop.id, orderId: { in: orders }, trackerId: { not: null } },
-      select: { trackerId: true },
-    });
-    await ctx.tx.tracker.updateMany({
-      where: { id: { in: trackerIds.map((t) => t.trackerId!) } },
-      data: redacted,
-    });
+    lines = await forgetOrderDestinations(ctx.tx, shop.id, orders);
   }
   // Answers to earlier data requests list the same destinations: drop these orders' entries from them.
   const answers = orders.length > 0 ? await forgetInDataRequestAnswers(ctx, new Set(orders)) : 0;
   const bodies = orders.length > 0 ? await forgetBodiesNaming(ctx, new Set(orders)) : 0;
-  await ctx.tx.complianceRequest.create({
-    data: {
-      shopDomain: ctx.shopDomain,
-      topic: 'customers/redact',
-      summary: JSON.stringify({ orders, lines, emails, bodies, answers }),
-    },
-  });
+  await recordComplianceRequest(
+    ctx.tx,
+    ctx.shopDomain,
+    'customers/redact',
+    JSON.stringify({ orders, lines, emails, bodies, answers }),
+  );
   return {
     kind: 'applied',
     detail: `redacted ${lines} tracking line(s), ${emails} fulfilment e-mail(s) and ${bodies} stored body(ies)`,
@@ -102,21 +80,13 @@ export const handleCustomersRedact: TopicHandler<'customers/redact'> = async (ct
  * redacting order 1 leaves order 12's bodies alone. The text search only narrows the candidates.
  */
 async function forgetBodiesNaming(ctx: TopicContext, orders: ReadonlySet<string>): Promise<number> {
-  const candidates = await ctx.tx.webhookDelivery.findMany({
-    where: {
-      shopDomain: ctx.shopDomain,
-      payload: { not: '' },
-      OR: [...orders].map((orderId) => ({ payload: { contains: orderId } })),
-    },
-    select: { id: true, topic: true, payload: true },
-  });
+  const candidates = await bodiesMentioning(ctx.tx, ctx.shopDomain, orders);
   const naming = candidates.filter((d) => ordersNamedBy(d.topic, d.payload).some((id) => orders.has(id)));
   if (naming.length === 0) return 0;
-  const { count } = await ctx.tx.webhookDelivery.updateMany({
-    where: { id: { in: naming.map((d) => d.id) } },
-    data: { payload: '' },
-  });
-  return count;
+  return emptyDeliveryBodies(
+    ctx.tx,
+    naming.map((d) => d.id),
+  );
 }
 
 /** The order ids a stored body names: its own id for an order topic, `order_id`, and listed orders. */
@@ -144,9 +114,7 @@ export function ordersNamedBy(topic: string, payload: string): string[] {
 
 /** Removes the given orders' entries from the shop's recorded data-request answers; returns how many changed. */
 async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet<string>): Promise<number> {
-  const answers = await ctx.tx.complianceRequest.findMany({
-    where: { shopDomain: ctx.shopDomain, topic: 'customers/data_request' },
-  });
+  const answers = await dataRequestAnswers(ctx.tx, ctx.shopDomain);
   let changed = 0;
   for (const answer of answers) {
     let summary: { dataHeld?: unknown };
@@ -158,10 +126,7 @@ async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet
     const held = Array.isArray(summary.dataHeld) ? (summary.dataHeld as Array<{ orderId?: unknown }>) : [];
     const kept = held.filter((line) => !orders.has(String(line.orderId)));
     if (kept.length === held.length) continue;
-    await ctx.tx.complianceRequest.update({
-      where: { id: answer.id },
-      data: { summary: JSON.stringify({ ...summary, dataHeld: kept }) },
-    });
+    await rewriteComplianceSummary(ctx.tx, answer.id, JSON.stringify({ ...summary, dataHeld: kept }));
     changed++;
   }
   return changed;
@@ -176,41 +141,21 @@ async function forgetInDataRequestAnswers(ctx: TopicContext, orders: ReadonlySet
 export const handleShopRedact: TopicHandler<'shop/redact'> = async (ctx) => {
   const installed = await stillInstalled(ctx);
   if (installed) {
-    await ctx.tx.complianceRequest.create({
-      data: {
-        shopDomain: ctx.shopDomain,
-        topic: 'shop/redact',
-        summary: JSON.stringify({ refused: installed }),
-      },
-    });
+    await recordComplianceRequest(
+      ctx.tx,
+      ctx.shopDomain,
+      'shop/redact',
+      JSON.stringify({ refused: installed }),
+    );
     return { kind: 'ignored', detail: `shop data kept: ${installed}` };
   }
-  const sessions = (await ctx.tx.session.deleteMany({ where: { shop: ctx.shopDomain } })).count;
-  const shopRow = await ctx.tx.shop.findUnique({ where: { domain: ctx.shopDomain }, select: { id: true } });
-  const shops = (await ctx.tx.shop.deleteMany({ where: { domain: ctx.shopDomain } })).count;
-  if (shopRow) {
-    // The rollups have no key to the shop (their triggers write while its rows cascade away): after it.
-    await ctx.tx.shipmentCount.deleteMany({ where: { shopId: shopRow.id } });
-    await ctx.tx.deliveryCount.deleteMany({ where: { shopId: shopRow.id } });
-    await ctx.tx.shipmentCountDelta.deleteMany({ where: { shopId: shopRow.id } });
-    await ctx.tx.deliveryCountDelta.deleteMany({ where: { shopId: shopRow.id } });
-    await ctx.tx.carrierCount.deleteMany({ where: { shopId: shopRow.id } });
-    await ctx.tx.carrierCountDelta.deleteMany({ where: { shopId: shopRow.id } });
-  }
-  const deliveries = (
-    await ctx.tx.webhookDelivery.updateMany({ where: { shopDomain: ctx.shopDomain }, data: { payload: '' } })
-  ).count;
-  // Earlier data-request answers hold the shop's customers' destinations too.
-  await ctx.tx.complianceRequest.deleteMany({
-    where: { shopDomain: ctx.shopDomain, topic: 'customers/data_request' },
-  });
-  await ctx.tx.complianceRequest.create({
-    data: {
-      shopDomain: ctx.shopDomain,
-      topic: 'shop/redact',
-      summary: JSON.stringify({ shops, sessions, deliveries }),
-    },
-  });
+  const { sessions, shops, deliveries } = await deleteShopData(ctx.tx, ctx.shopDomain);
+  await recordComplianceRequest(
+    ctx.tx,
+    ctx.shopDomain,
+    'shop/redact',
+    JSON.stringify({ shops, sessions, deliveries }),
+  );
   return {
     kind: 'applied',
     detail: `shop data deleted (${shops} shop row(s), ${sessions} session(s), ${deliveries} stored body(ies) emptied)`,
@@ -220,28 +165,7 @@ export const handleShopRedact: TopicHandler<'shop/redact'> = async (ctx) => {
 /** Why the shop counts as installed, or null when it does not. */
 async function stillInstalled(ctx: TopicContext): Promise<string | null> {
   const now = new Date();
-  const live = await ctx.tx.session.findFirst({
-    where: {
-      shop: ctx.shopDomain,
-      isOnline: false,
-      accessToken: { not: '' },
-      OR: [
-        { expires: null },
-        { expires: { gt: now } },
-        // An expired expiring token that can still be renewed is as good as a live one.
-        {
-          refreshToken: { not: null },
-          OR: [{ refreshTokenExpires: null }, { refreshTokenExpires: { gt: now } }],
-        },
-      ],
-    },
-    select: { id: true },
-  });
-  if (!live) return null;
-  const shop = await ctx.tx.shop.findUnique({
-    where: { domain: ctx.shopDomain },
-    select: { uninstalledAt: true },
-  });
-  if (shop?.uninstalledAt) return null;
+  if (!(await hasLiveOfflineSession(ctx.tx, ctx.shopDomain, now))) return null;
+  if (await shopUninstalledAt(ctx.tx, ctx.shopDomain)) return null;
   return 'the shop is still installed (it has a live offline session and no app/uninstalled after it)';
 }

@@ -6,7 +6,7 @@ import {
   pageOfLines,
   shipmentCounts,
 } from '../../../src/shipments/queries/shipment-list.js';
-import { compactRollups } from '../../../src/shipments/rollups.js';
+import { compactRollups } from '../../../src/shipments/queries/rollup-folds.js';
 import { defaultTestProvider, useTestDatabase } from '../../helpers/database.js';
 import { createShop } from '../../helpers/factories.js';
 

@@ -1,0 +1,177 @@
+import type { Tx } from '../../db/client.js';
+
+/**
+ * The privacy topics' reads and writes (src/webhooks/topics/compliance.ts), each in the delivery's
+ * transaction: what is held for a customer's orders, its redaction, a shop's deletion, and the record of
+ * every request.
+ */
+
+/** Records a compliance request and what was done about it. */
+export async function recordComplianceRequest(
+  tx: Tx,
+  shopDomain: string,
+  topic: string,
+  summary: string,
+): Promise<void> {
+  await tx.complianceRequest.create({ data: { shopDomain, topic, summary } });
+}
+
+/** What the shop holds of these orders' tracking lines: the data a data request reports. */
+export function heldLinesOfOrders(tx: Tx, shopId: string, orders: string[]) {
+  return tx.trackingLine.findMany({
+    where: { shopId, orderId: { in: orders } },
+    select: {
+      orderId: true,
+      orderName: true,
+      trackingNumber: true,
+      carrierName: true,
+      postalCode: true,
+      destinationCountry: true,
+    },
+  });
+}
+
+/**
+ * Clears the customer's e-mail hash from the shop's fulfilments of these orders, and of every fulfilment
+ * with one of the given hashes: how many.
+ */
+export async function forgetFulfillmentEmails(
+  tx: Tx,
+  shopId: string,
+  orders: string[],
+  byEmail: Array<{ customerEmailHash: string }>,
+): Promise<number> {
+  return (
+    await tx.fulfillment.updateMany({
+      where: {
+        shopId,
+        customerEmailHash: { not: null },
+        OR: [{ orderId: { in: orders } }, ...byEmail],
+      },
+      data: { customerEmailHash: null },
+    })
+  ).count;
+}
+
+/** The shop's customers were redacted now: the shoppers' page's cached orders from before are not used. */
+export async function markCustomersRedacted(tx: Tx, shopId: string): Promise<void> {
+  await tx.shop.update({ where: { id: shopId }, data: { customersRedactedAt: new Date() } });
+}
+
+/** Forgets the destination of these orders' tracking lines and of their trackers: how many lines. */
+export async function forgetOrderDestinations(tx: Tx, shopId: string, orders: string[]): Promise<number> {
+  const redacted = { postalCode: null, destinationCountry: null };
+  const lines = (
+    await tx.trackingLine.updateMany({
+      where: { shopId, orderId: { in: orders } },
+      data: redacted,
+    })
+  ).count;
+  const trackerIds = await tx.trackingLine.findMany({
+    where: { shopId, orderId: { in: orders }, trackerId: { not: null } },
+    select: { trackerId: true },
+  });
+  await tx.tracker.updateMany({
+    where: { id: { in: trackerIds.map((t) => t.trackerId!) } },
+    data: redacted,
+  });
+  return lines;
+}
+
+/** The shop's stored bodies that may name one of the orders (a text search: it only narrows). */
+export function bodiesMentioning(
+  tx: Tx,
+  shopDomain: string,
+  orders: ReadonlySet<string>,
+): Promise<Array<{ id: string; topic: string; payload: string }>> {
+  return tx.webhookDelivery.findMany({
+    where: {
+      shopDomain,
+      payload: { not: '' },
+      OR: [...orders].map((orderId) => ({ payload: { contains: orderId } })),
+    },
+    select: { id: true, topic: true, payload: true },
+  });
+}
+
+/** Empties these deliveries' stored bodies: how many. */
+export async function emptyDeliveryBodies(tx: Tx, ids: string[]): Promise<number> {
+  const { count } = await tx.webhookDelivery.updateMany({
+    where: { id: { in: ids } },
+    data: { payload: '' },
+  });
+  return count;
+}
+
+/** The shop's recorded data-request answers. */
+export function dataRequestAnswers(tx: Tx, shopDomain: string) {
+  return tx.complianceRequest.findMany({
+    where: { shopDomain, topic: 'customers/data_request' },
+  });
+}
+
+/** Rewrites a recorded answer's summary. */
+export async function rewriteComplianceSummary(tx: Tx, id: string, summary: string): Promise<void> {
+  await tx.complianceRequest.update({ where: { id }, data: { summary } });
+}
+
+/**
+ * shop/redact: deletes the shop's sessions and row (its rows cascade), then its rollups (they have no key
+ * to the shop: their triggers write while its rows cascade away), empties its stored bodies and drops its
+ * data-request answers. How many sessions, shop rows and bodies.
+ */
+export async function deleteShopData(
+  tx: Tx,
+  shopDomain: string,
+): Promise<{ sessions: number; shops: number; deliveries: number }> {
+  const sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
+  const shopRow = await tx.shop.findUnique({ where: { domain: shopDomain }, select: { id: true } });
+  const shops = (await tx.shop.deleteMany({ where: { domain: shopDomain } })).count;
+  if (shopRow) {
+    // The rollups have no key to the shop (their triggers write while its rows cascade away): after it.
+    await tx.shipmentCount.deleteMany({ where: { shopId: shopRow.id } });
+    await tx.deliveryCount.deleteMany({ where: { shopId: shopRow.id } });
+    await tx.shipmentCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+    await tx.deliveryCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+    await tx.carrierCount.deleteMany({ where: { shopId: shopRow.id } });
+    await tx.carrierCountDelta.deleteMany({ where: { shopId: shopRow.id } });
+  }
+  const deliveries = (await tx.webhookDelivery.updateMany({ where: { shopDomain }, data: { payload: '' } }))
+    .count;
+  // Earlier data-request answers hold the shop's customers' destinations too.
+  await tx.complianceRequest.deleteMany({
+    where: { shopDomain, topic: 'customers/data_request' },
+  });
+  return { sessions, shops, deliveries };
+}
+
+/** Whether the shop has a live offline session (or one whose expiring token can still be renewed). */
+export async function hasLiveOfflineSession(tx: Tx, shopDomain: string, now: Date): Promise<boolean> {
+  const live = await tx.session.findFirst({
+    where: {
+      shop: shopDomain,
+      isOnline: false,
+      accessToken: { not: '' },
+      OR: [
+        { expires: null },
+        { expires: { gt: now } },
+        // An expired expiring token that can still be renewed is as good as a live one.
+        {
+          refreshToken: { not: null },
+          OR: [{ refreshTokenExpires: null }, { refreshTokenExpires: { gt: now } }],
+        },
+      ],
+    },
+    select: { id: true },
+  });
+  return live !== null;
+}
+
+/** When the shop was uninstalled, if it was (null also when there is no row). */
+export async function shopUninstalledAt(tx: Tx, shopDomain: string): Promise<Date | null> {
+  const shop = await tx.shop.findUnique({
+    where: { domain: shopDomain },
+    select: { uninstalledAt: true },
+  });
+  return shop?.uninstalledAt ?? null;
+}
