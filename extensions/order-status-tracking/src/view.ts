@@ -7,11 +7,11 @@
  * locale files in the tests), dates through Intl. test/extensions/order-status-view.test.ts holds it.
  */
 
-/** The journey's steps, as the app names them (src/shipments/shopper-progress.ts). */
+/** The journey's steps, as the app names them (src/shipments/parcel-model.ts; a test holds the two equal). */
 export const progressSteps = ['ordered', 'shipped', 'in_transit', 'out_for_delivery', 'delivered'] as const;
 export type ProgressStep = (typeof progressSteps)[number];
 
-/** What can go wrong on a step (src/shipments/shopper-progress.ts). */
+/** What can go wrong on a step (src/shipments/parcel-model.ts; a test holds the two equal). */
 export const troubles = [
   'exception',
   'failed_attempt',
