@@ -260,10 +260,10 @@ describe('GET /shipments', () => {
       carrierName: 'Speedy Parcels',
     });
     const rows = Object.fromEntries((await list(shop.domain)).rows.map((r) => [r.trackingNumber, r]));
-    // Issue 32: a cancelled line shows its cancellation (the parcel model's ended row), not the tracker's
-    // last "Label created", and no estimate; it stays filed under the group its tracker's status gives.
+    // A cancelled line shows its cancellation (the parcel model's ended row), not the tracker's last
+    // "Label created", and no estimate; it is filed under the ended row's group too (Ended), as its badge says.
     expect(rows.CANCELLED1).toMatchObject({
-      parcel: { group: 'info_received', label: 'Order cancelled', tone: 'ended' },
+      parcel: { group: 'ended', label: 'Order cancelled', tone: 'ended' },
       estimatedDelivery: null,
       estimate: null,
       sync: {
