@@ -295,7 +295,7 @@ export async function measurePushesVsPolling(options: {
     const prisma = runtime.db.prisma;
     const shopIds: Record<'push' | 'poll', string> = { push: '', poll: '' };
     for (const kind of ['push', 'poll'] as const) {
-      const shop = await runtime.shops.saveCredentials(
+      const shop = await runtime.context.shops.saveCredentials(
         `${accounts[kind].appName}.myshopify.com`,
         accounts[kind],
       );

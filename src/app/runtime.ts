@@ -3,27 +3,20 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Express } from 'express';
-import { type CarrierRepository, createCarrierRepository } from '../carriers/carrier-repository.js';
+import { type AppContext, createAppContext } from '../context/app-context.js';
 import type { AppConfig } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { applyMigrations } from '../db/migrate.js';
-import { shopifyOrdersFetcher } from '../jobs/backfill.js';
 import { createWorker, type Worker, type WorkerOptions } from '../jobs/worker.js';
 import type { Logger } from '../logger.js';
 import type { PollPolicy } from '../shipments/status.js';
 import { createShopify } from '../shopify/api.js';
-import { shopifyStoreEvents } from '../shopify/fulfillment-events.js';
-import { shopifyStoreAdmin } from '../shopify/admin-graphql.js';
-import { shopifyShopProfile } from '../shopify/shop-profile.js';
-import { shopifyFlowTriggers } from '../shopify/flow-trigger-receive.js';
 import { mailerFromSettings } from '../notifications/mailer.js';
 import { createSlackPoster } from '../notifications/slack-poster.js';
-import { storeFulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
-import { shopifyStoreLinks } from '../shopify/tracking-info.js';
 import { parseKeyring } from '../shops/crypto.js';
 import { PrismaSessionStorage } from '../shops/session-storage.js';
-import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
-import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
+import { createTrackingClient } from '../tracking/client.js';
+import { shopifyStoreApis } from '../jobs/work-context.js';
 import type { FetchLike } from '../tracking/transport.js';
 import { createReadinessCheck } from './readiness.js';
 import { createApp } from './server.js';
@@ -36,9 +29,8 @@ export interface Runtime {
   /** GET /metrics on its own listener (METRICS_PORT), when configured. */
   metricsUrl: string | null;
   db: Database;
-  shops: ShopRepository;
-  carriers: CarrierRepository;
-  client: TrackingClient;
+  /** What every use case works with, built once here (src/context/app-context.ts). */
+  context: AppContext;
   worker: Worker | null;
   close(): Promise<void>;
 }
@@ -75,16 +67,19 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     onCheckpointError: (message) =>
       logger.warn({ err: message }, 'SQLite checkpoint failed; commits checkpoint instead'),
   });
-  const shops = createShopRepository(db.prisma, keyring);
-  const carriers = createCarrierRepository(db.prisma);
-  const client = createTrackingClient({
-    baseUrl: config.trackingApiBaseUrl,
+  const context = createAppContext({
+    prisma: db.prisma,
     logger,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    timeoutMs: options.clientTimeoutMs ?? config.trackingTimeoutMs,
-    // Kept-alive connections for the calls in flight: the tracker syncs' and the status reads' (each up to
-    // WORKER_CONCURRENCY at once); more wait for a free connection rather than open new ones.
-    maxSockets: 2 * config.workerConcurrency,
+    keyring,
+    client: createTrackingClient({
+      baseUrl: config.trackingApiBaseUrl,
+      logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      timeoutMs: options.clientTimeoutMs ?? config.trackingTimeoutMs,
+      // Kept-alive connections for the calls in flight: the tracker syncs' and the status reads' (each up to
+      // WORKER_CONCURRENCY at once); more wait for a free connection rather than open new ones.
+      maxSockets: 2 * config.workerConcurrency,
+    }),
   });
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const sessionStorage = new PrismaSessionStorage(db.prisma, { keyring, logger });
@@ -99,23 +94,10 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
       ? null
       : createWorker(
           {
-            prisma: db.prisma,
-            client,
-            shops,
-            carriers,
-            logger,
+            ...context,
             owner,
-            fetchOrdersPage: shopifyOrdersFetcher(shopify),
-            storeEvents: shopifyStoreEvents(shopify),
-            storeLinks: shopifyStoreLinks(shopifyStoreAdmin(shopify)),
-            confirmFulfillments: storeFulfillmentConfirmer(shopifyStoreAdmin(shopify)),
-            shopProfiles: shopifyShopProfile(shopifyStoreAdmin(shopify)),
-            flowTriggers: shopifyFlowTriggers(shopifyStoreAdmin(shopify)),
-            notifications: {
-              mailer,
-              slack: createSlackPoster(),
-              appApiKey: config.shopify.apiKey,
-            },
+            store: shopifyStoreApis(shopify),
+            notifiers: { mailer, slack: createSlackPoster(), appApiKey: config.shopify.apiKey },
           },
           {
             concurrency: config.workerConcurrency,
@@ -130,13 +112,8 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
   let server: Server | null = null;
   let url: string | null = null;
   if (config.role !== 'worker') {
-    const app = createApp({
-      prisma: db.prisma,
+    const app = createApp(context, {
       shopify,
-      shops,
-      carriers,
-      client,
-      logger,
       readiness: createReadinessCheck(db.prisma, db.provider),
       onDeliveryRecorded: () => worker?.wake(),
       metricsToken: config.metrics.token,
@@ -167,9 +144,7 @@ export async function startRuntime(config: AppConfig, options: RuntimeOptions): 
     url,
     metricsUrl: metricsServer?.url ?? null,
     db,
-    shops,
-    carriers,
-    client,
+    context,
     worker,
     close() {
       closing ??= (async () => {

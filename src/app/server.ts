@@ -1,14 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import type { DatabaseClient } from '../db/client.js';
+import type { AppContext } from '../context/app-context.js';
 import { describeError, newErrorId } from '../errors/error-log.js';
 import type { AdminUiScripts, LookupLimits } from '../config.js';
-import type { Logger } from '../logger.js';
 import { authCallbackPath, authPath, type TracksyncShopify, webhookPath } from '../shopify/api.js';
 import { afterAuth } from '../shopify/install.js';
-import type { ShopRepository } from '../shops/shop-repository.js';
-import type { TrackingClient } from '../tracking/client.js';
 import { createPageApi } from '../ui/api/router.js';
 import { requireHostParam } from '../ui/auth/admin-host.js';
 import { embeddedPageAuth, exitIframe } from '../ui/auth/embedded-page.js';
@@ -30,14 +26,10 @@ import { webhookRoute } from '../webhooks/route.js';
 import { flowLifecyclePath, flowLifecycleRoute } from '../flow/lifecycle-route.js';
 import type { Readiness } from './readiness.js';
 
-export interface AppDeps {
-  prisma: DatabaseClient;
+/** The web side's own parts and settings, beside the context (src/context/app-context.ts). */
+export interface WebSettings {
   /** The one Shopify object: OAuth middlewares, and `.api` (HMAC, session tokens, token exchange). */
   shopify: TracksyncShopify;
-  shops: ShopRepository;
-  carriers: CarrierRepository;
-  client: TrackingClient;
-  logger: Logger;
   readiness: () => Promise<Readiness>;
   onDeliveryRecorded?: () => void;
   /** GET /metrics on this port behind this bearer token (METRICS_TOKEN); without it, no such route. */
@@ -69,19 +61,19 @@ const ASSET_CACHE = 'no-cache';
  * The HTTP side: health and readiness, webhook intake, the install (OAuth and token exchange), the page's
  * JSON API behind session tokens, and the page. Routes stay thin; the work is in use cases.
  */
-export function createApp(deps: AppDeps): express.Express {
-  const { shopify } = deps;
+export function createApp(ctx: AppContext, web: WebSettings): express.Express {
+  const { shopify } = web;
   const app = express();
   app.disable('x-powered-by');
   // Only the hops actually in front of the app are believed (src/lib/client-address.ts).
-  app.set('trust proxy', deps.trustProxy ?? 1);
+  app.set('trust proxy', web.trustProxy ?? 1);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  if (deps.metricsToken) app.get('/metrics', metricsWithToken(deps.metricsToken));
+  if (web.metricsToken) app.get('/metrics', metricsWithToken(web.metricsToken));
   app.get('/readyz', async (_req, res) => {
-    const readiness = await deps.readiness();
+    const readiness = await web.readiness();
     res
       .status(readiness.ready ? 200 : 503)
       .json(readiness.ready ? { status: 'ready' } : { status: 'not ready', reason: readiness.reason });
@@ -91,30 +83,20 @@ export function createApp(deps: AppDeps): express.Express {
   app.post(
     webhookPath,
     express.raw({ type: () => true, limit: '2mb' }),
-    webhookRoute({
-      prisma: deps.prisma,
-      shopify: shopify.api,
-      logger: deps.logger,
-      onRecorded: deps.onDeliveryRecorded,
-    }),
+    webhookRoute(ctx, shopify.api, web.onDeliveryRecorded),
   );
 
   // Shopify Flow's trigger lifecycle callbacks: signed like webhooks (raw body, the app's secret).
   app.post(
     flowLifecyclePath,
     express.raw({ type: () => true, limit: '64kb' }),
-    flowLifecycleRoute({ prisma: deps.prisma, secret: shopify.api.config.apiSecretKey, logger: deps.logger }),
+    flowLifecycleRoute(ctx, shopify.api.config.apiSecretKey),
   );
 
   // The tracking service's status pushes: per-shop URL token plus the shop's API key, not a session.
   app.use(
     statusPushPath,
-    statusPushRouter({
-      prisma: deps.prisma,
-      shops: deps.shops,
-      logger: deps.logger,
-      onRecorded: deps.onDeliveryRecorded,
-    }),
+    statusPushRouter(ctx, web.onDeliveryRecorded ? { onRecorded: web.onDeliveryRecorded } : {}),
   );
 
   // Nothing under /api is kept by a browser or a proxy: answers name a shop's data and credentials.
@@ -132,40 +114,41 @@ export function createApp(deps: AppDeps): express.Express {
     authCallbackPath,
     requireShopParam,
     shopify.auth.callback(),
-    afterAuth({ prisma: deps.prisma, logger: deps.logger }),
+    afterAuth({ prisma: ctx.prisma, logger: ctx.logger }),
     shopify.redirectToShopifyOrAppRoot(),
   );
   app.get(
     shopify.config.exitIframePath,
-    exitIframe(shopify, deps.adminUiScripts === 'stand-in' ? { appBridgeUrl: standInUrls.appBridge } : {}),
+    exitIframe(shopify, web.adminUiScripts === 'stand-in' ? { appBridgeUrl: standInUrls.appBridge } : {}),
   );
 
   // The shoppers' tracking page, through the store's app proxy (signed by the platform, not a session).
   // Orders' items and customers, asked of the store and kept a minute: one cache for the page and the extension.
-  const orderDetails = createOrderDetails({ admin: shopifyStoreAdmin(shopify), logger: deps.logger });
+  const admin = shopifyStoreAdmin(shopify);
+  const orderDetails = createOrderDetails({ admin, logger: ctx.logger });
   const lookupLimiter = createLookupLimiter({
-    prisma: deps.prisma,
+    prisma: ctx.prisma,
     secret: shopify.api.config.apiSecretKey,
-    logger: deps.logger,
-    ...(deps.trackingPageLimits ? { limits: deps.trackingPageLimits } : {}),
+    logger: ctx.logger,
+    ...(web.trackingPageLimits ? { limits: web.trackingPageLimits } : {}),
   });
   app.get(
     proxyPath,
     proxyRoute({
-      prisma: deps.prisma,
-      carriers: deps.carriers,
-      logger: deps.logger,
+      prisma: ctx.prisma,
+      carriers: ctx.carriers,
+      logger: ctx.logger,
       apiSecret: shopify.api.config.apiSecretKey,
       limiter: lookupLimiter,
       refresher: createOrderRefresher({
-        prisma: deps.prisma,
-        shops: deps.shops,
-        client: deps.client,
-        logger: deps.logger,
-        staleAfterMs: deps.trackingPageRefreshMs ?? 30 * 60_000,
+        prisma: ctx.prisma,
+        shops: ctx.shops,
+        client: ctx.client,
+        logger: ctx.logger,
+        staleAfterMs: web.trackingPageRefreshMs ?? 30 * 60_000,
         allowCall: (shopId) => lookupLimiter.takeServiceCall(shopId),
       }),
-      customerOrders: createCustomerOrders({ admin: shopifyStoreAdmin(shopify), logger: deps.logger }),
+      customerOrders: createCustomerOrders({ admin, logger: ctx.logger }),
       orderItems: orderDetails,
     }),
   );
@@ -175,9 +158,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(
     orderStatusParcelsPath,
     orderStatusRouter({
-      prisma: deps.prisma,
-      carriers: deps.carriers,
-      logger: deps.logger,
+      prisma: ctx.prisma,
+      carriers: ctx.carriers,
+      logger: ctx.logger,
       apiKey: shopify.api.config.apiKey,
       apiSecret: shopify.api.config.apiSecretKey,
       orderDetails,
@@ -187,15 +170,10 @@ export function createApp(deps: AppDeps): express.Express {
   // The page's JSON API: a session token names the shop, and only that shop.
   app.use(
     '/api',
-    requireSessionToken(shopify, { logger: deps.logger }),
-    createPageApi({
-      prisma: deps.prisma,
-      shops: deps.shops,
-      carriers: deps.carriers,
-      client: deps.client,
-      logger: deps.logger,
+    requireSessionToken(shopify, { logger: ctx.logger }),
+    createPageApi(ctx, {
       appUrl: `${shopify.api.config.hostScheme}://${shopify.api.config.hostName}`,
-      smtpConfigured: deps.smtpConfigured ?? false,
+      smtpConfigured: web.smtpConfigured ?? false,
     }),
   );
 
@@ -203,20 +181,12 @@ export function createApp(deps: AppDeps): express.Express {
   const document = pageDocument({
     publicDir,
     apiKey: shopify.api.config.apiKey,
-    scripts: deps.adminUiScripts ?? 'cdn',
+    scripts: web.adminUiScripts ?? 'cdn',
   });
-  app.get(
-    [...pagePaths, '/index.html'],
-    embeddedPageAuth({
-      shopify,
-      prisma: deps.prisma,
-      logger: deps.logger,
-    }),
-    (_req, res) => {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.type('html').send(withStyleNonce(document, res.locals.styleNonce));
-    },
-  );
+  app.get([...pagePaths, '/index.html'], embeddedPageAuth(ctx, shopify), (_req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('html').send(withStyleNonce(document, res.locals.styleNonce));
+  });
   app.use(
     express.static(publicDir, {
       index: false,
@@ -240,7 +210,7 @@ export function createApp(deps: AppDeps): express.Express {
       return;
     }
     const errorId = newErrorId();
-    deps.logger.error(
+    ctx.logger.error(
       { errorId, method: req.method, path: req.path.slice(0, 200), error: describeError(error) },
       'request failed',
     );

@@ -1,25 +1,19 @@
 import { type DestinationStream, pino } from 'pino';
-import { type CarrierRepository, createCarrierRepository } from '../carriers/carrier-repository.js';
+import { type AppContext, createAppContext } from '../context/app-context.js';
 import { type AppConfig, ConfigError, loadAppConfig } from '../config.js';
-import { createDatabase, type Database, type DatabaseClient } from '../db/client.js';
+import { createDatabase, type Database } from '../db/client.js';
 import { applyMigrations } from '../db/migrate.js';
 import { redactUrl } from '../db/provider.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger } from '../logger.js';
 import { parseKeyring } from '../shops/crypto.js';
-import { createShopRepository, type ShopRepository } from '../shops/shop-repository.js';
-import { createTrackingClient, type TrackingClient } from '../tracking/client.js';
+import { createTrackingClient } from '../tracking/client.js';
 import { CliError, exitCodes } from './errors.js';
 import type { CliIo } from './output.js';
 
-/** What a command works with: the same pieces the app builds, from the same configuration. */
-export interface CliApp {
+/** What a command works with: the app's context (src/context/app-context.ts), built the same way from the same configuration. */
+export interface CliApp extends AppContext {
   io: CliIo;
   config: AppConfig;
-  logger: Logger;
-  prisma: DatabaseClient;
-  shops: ShopRepository;
-  carriers: CarrierRepository;
-  client: TrackingClient;
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,11 +70,12 @@ export async function openCliApp(
   const app: CliApp = {
     io,
     config,
-    logger,
-    prisma: db.prisma,
-    shops: createShopRepository(db.prisma, keyring),
-    carriers: createCarrierRepository(db.prisma),
-    client: createTrackingClient({ baseUrl: config.trackingApiBaseUrl, logger }),
+    ...createAppContext({
+      prisma: db.prisma,
+      logger,
+      keyring,
+      client: createTrackingClient({ baseUrl: config.trackingApiBaseUrl, logger }),
+    }),
   };
   return { app, secrets, close: () => db.close() };
 }

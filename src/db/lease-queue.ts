@@ -613,16 +613,23 @@ export interface QueueWork {
   now?: () => Date;
 }
 
-/** What a claimer needs to hold its queue for one pass: the worker's holder, or what to make one from. */
-export type PassLeaseDeps = Pick<QueueWork, 'prisma' | 'leases' | 'leaseMs' | 'now'> &
-  Partial<Pick<QueueWork, 'owner' | 'logger'>>;
+/**
+ * A queue whose rows are sent to one of the store's APIs (fulfilment events, tracking links, Flow
+ * triggers): the queue's work, the API (a port), and how many attempts a row gets.
+ */
+export interface ApiQueueWork<Api> extends QueueWork {
+  api: Api;
+  maxAttempts?: number;
+}
 
 /**
  * Runs one pass over a queue with the worker's holder or, when there is none (a test, the CLI), with a
  * holder made for the pass and closed after it, which gives back whatever it still holds.
  */
 export async function withPassLeases<T>(
-  deps: PassLeaseDeps,
+  /** The worker's holder, or what to make one from. */
+  deps: Pick<QueueWork, 'prisma' | 'leases' | 'leaseMs' | 'now'> &
+    Partial<Pick<QueueWork, 'owner' | 'logger'>>,
   queue: QueueDescription,
   pass: (leases: LeaseHolder) => Promise<T>,
 ): Promise<T> {

@@ -1,9 +1,4 @@
-import {
-  type LeaseHolder,
-  type PassLeaseDeps,
-  type QueueDescription,
-  withPassLeases,
-} from './lease-queue.js';
+import { type LeaseHolder, type QueueDescription, withPassLeases } from './lease-queue.js';
 
 /**
  * The prologue every queue consumer shares: claim due rows, load those the claim really leased, act on
@@ -56,7 +51,7 @@ export async function claimRows<Row>(leases: LeaseHolder, claim: ClaimedRows<Row
  * claim → load → act → forget.
  */
 export function runQueuePass<Row, Result>(
-  deps: PassLeaseDeps,
+  deps: Parameters<typeof withPassLeases>[0],
   pass: QueuePass<Row, Result>,
 ): Promise<Result> {
   return withPassLeases(deps, pass.queue, async (leases) => {

@@ -1,17 +1,9 @@
+import type { AppContext } from '../context/app-context.js';
 import type { Request, Response } from 'express';
-import type { DatabaseClient } from '../db/client.js';
-import type { Logger } from '../logger.js';
 import { applyLifecycleCallback, lifecycleStatusFor, verifyLifecycleCallback } from './lifecycle.js';
 
 /** Where Flow sends its trigger lifecycle callbacks (extensions/flow-lifecycle-callback). */
 export const flowLifecyclePath = '/flow/lifecycle';
-
-export interface FlowLifecycleRouteDeps {
-  prisma: DatabaseClient;
-  /** The app's client secret: the callbacks' signing key. */
-  secret: string;
-  logger: Logger;
-}
 
 /**
  * POST /flow/lifecycle, behind a raw body parser: verify, record, answer. 401 a missing or wrong signature,
@@ -19,13 +11,14 @@ export interface FlowLifecycleRouteDeps {
  * (logged and ignored: a non-2xx would stop the merchant turning the workflow on); 500 only when the
  * database cannot take the write (Flow then tells the merchant to try again later).
  */
-export function flowLifecycleRoute(deps: FlowLifecycleRouteDeps) {
+/** `secret` is the app's client secret: the callbacks' signing key. */
+export function flowLifecycleRoute(ctx: Pick<AppContext, 'prisma' | 'logger'>, secret: string) {
   return async (req: Request, res: Response): Promise<void> => {
     const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const verification = verifyLifecycleCallback(deps.secret, req.get('x-shopify-hmac-sha256'), rawBody);
+    const verification = verifyLifecycleCallback(secret, req.get('x-shopify-hmac-sha256'), rawBody);
     if (!verification.ok) {
       // Anyone can send these: debug only.
-      deps.logger.debug(
+      ctx.logger.debug(
         { reason: verification.reason, detail: verification.detail },
         'Flow lifecycle callback refused',
       );
@@ -35,11 +28,11 @@ export function flowLifecycleRoute(deps: FlowLifecycleRouteDeps) {
       return;
     }
     const { callback } = verification;
-    const result = await applyLifecycleCallback(deps.prisma, callback);
+    const result = await applyLifecycleCallback(ctx.prisma, callback);
     const facts = { shop: callback.shopDomain, trigger: callback.definitionId, enabled: callback.enabled };
     if (result.kind === 'unknown_shop' || result.kind === 'unknown_trigger')
-      deps.logger.warn({ ...facts, result: result.kind }, 'Flow lifecycle callback ignored');
-    else deps.logger.info({ ...facts, result: result.kind }, 'Flow lifecycle callback');
+      ctx.logger.warn({ ...facts, result: result.kind }, 'Flow lifecycle callback ignored');
+    else ctx.logger.info({ ...facts, result: result.kind }, 'Flow lifecycle callback');
     res.status(200).json({ ok: true, result: result.kind });
   };
 }

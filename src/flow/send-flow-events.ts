@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type QueueWork } from '../db/lease-queue.js';
+import { type ApiQueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { flowEventQueue } from '../db/queues.js';
 import type { FlowEvent } from '../generated/sqlite/client.js';
@@ -20,11 +20,6 @@ import type { FlowTriggerApi } from '../shopify/flow-trigger-receive.js';
  * lost (the store may have run the workflows) is sent again: at least once, like the platform's webhooks.
  */
 
-export interface FlowSendDeps extends QueueWork {
-  api: FlowTriggerApi;
-  maxAttempts?: number;
-}
-
 export interface FlowSendStats {
   claimed: number;
   sent: number;
@@ -38,7 +33,10 @@ const storedPayload = z.record(z.string(), z.union([z.string(), z.number(), z.bo
 
 type Failure = Extract<StoreCallResult<void>, { ok: false }>;
 
-export async function sendFlowEvents(deps: FlowSendDeps, limit: number): Promise<FlowSendStats> {
+export async function sendFlowEvents(
+  deps: ApiQueueWork<FlowTriggerApi>,
+  limit: number,
+): Promise<FlowSendStats> {
   const stats: FlowSendStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
   // Every path below writes its row with the lease given back.
   return runQueuePass(deps, {
@@ -95,7 +93,7 @@ function parsePayload(text: string): Record<string, string | number | boolean> |
 }
 
 async function failure(
-  deps: FlowSendDeps,
+  deps: ApiQueueWork<FlowTriggerApi>,
   token: string,
   row: FlowEvent,
   result: Failure,
@@ -118,7 +116,7 @@ async function failure(
 }
 
 async function finish(
-  deps: FlowSendDeps,
+  deps: ApiQueueWork<FlowTriggerApi>,
   token: string,
   id: string,
   data: Partial<Pick<FlowEvent, 'state' | 'error' | 'attempts' | 'nextAttemptAt'>>,

@@ -1,23 +1,17 @@
-import type { Mailer } from '../notifications/mailer.js';
+import type { NotifyWork } from '../notifications/notify-work.js';
+import type { WorkContext } from './work-context.js';
 import { postInstantProblems } from '../notifications/instant-problems.js';
 import { sendDueDigests } from '../notifications/send-digests.js';
-import type { SlackPoster } from '../notifications/slack-poster.js';
 import { queueBalanceLow, queueProblemsOpened, queueShipmentChanges } from '../flow/queue-triggers.js';
 import { sendFlowEvents } from '../flow/send-flow-events.js';
 import { triggerInUse } from '../flow/queue-flow-event.js';
 import { balanceForecast } from '../shipments/balance-forecast.js';
-import type { FlowTriggerApi } from '../shopify/flow-trigger-receive.js';
 import { refreshTransitStats } from '../shipments/estimates.js';
-import { refreshShopProfiles, type ShopProfileApi } from '../shopify/shop-profile.js';
+import { refreshShopProfiles } from '../shopify/shop-profile.js';
 import { sweepProblems } from '../shipments/problem-sweep.js';
 import { providerOf } from '../db/provider-of.js';
 import { compactRollups } from '../shipments/queries/rollup-folds.js';
 import { backfillDeliveryFacts } from './backfill-delivery-facts.js';
-import type { CarrierRepository } from '../carriers/carrier-repository.js';
-import type { DatabaseClient } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import type { ShopRepository } from '../shops/shop-repository.js';
-import type { TrackingClient } from '../tracking/client.js';
 import {
   createLeaseHolder,
   defaultLeaseTiming,
@@ -38,39 +32,15 @@ import { applyStatusPushes } from '../status-pushes/apply.js';
 import { createRateGate } from '../trackers/rate-gate.js';
 import { type ReconcilerDeps, reconcileOnce } from '../trackers/reconciler.js';
 import { pollStatuses } from '../shipments/poll-statuses.js';
-import { type PostStats, postStoreEvents, type StoreEventsApi } from '../shipments/post-store-events.js';
-import { type LinkStats, sendTrackingLinks, type StoreLinksApi } from '../shipments/tracking-links.js';
+import { type PostStats, postStoreEvents } from '../shipments/post-store-events.js';
+import { type LinkStats, sendTrackingLinks } from '../shipments/tracking-links.js';
 import type { PollPolicy } from '../shipments/status.js';
 import { processDeliveries } from '../webhooks/process-deliveries.js';
-import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
-import { type FetchOrdersPage, runBackfills } from './backfill.js';
+import { runBackfills } from './backfill.js';
 import { refreshCarriersIfDue } from '../trackers/refresh-carriers.js';
 import { createRetention, type RetentionSettings } from './retention.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { safeReason } from '../errors/safe-reason.js';
-
-export interface WorkerDeps {
-  prisma: DatabaseClient;
-  client: TrackingClient;
-  shops: ShopRepository;
-  carriers: CarrierRepository;
-  logger: Logger;
-  owner: string;
-  /** Asks a store which fulfilments it holds, before a first-seen fulfilment is applied. */
-  confirmFulfillments: FulfillmentConfirmer;
-  /** Reads a store's orders for backfills; without it, backfill jobs wait for a worker that has it. */
-  fetchOrdersPage?: FetchOrdersPage;
-  /** Writes fulfilment events to the stores; without it, queued events wait for a worker that has it. */
-  storeEvents?: StoreEventsApi;
-  /** Sets fulfilments' tracking links in the stores (the tracking-page setting); likewise optional. */
-  storeLinks?: StoreLinksApi;
-  /** Reads the stores' time zone and contact e-mail (after install, then weekly); likewise optional. */
-  shopProfiles?: ShopProfileApi;
-  /** Fires the shops' Flow triggers (flowTriggerReceive); without it, queued triggers wait. */
-  flowTriggers?: FlowTriggerApi;
-  /** The daily digests and instant Slack posts (src/notifications); without it, none are sent. */
-  notifications?: { mailer: Mailer | null; slack: SlackPoster; appApiKey: string };
-}
 
 export interface WorkerOptions {
   /** Tracking-service calls in flight at once (WORKER_CONCURRENCY). */
@@ -131,32 +101,24 @@ const pushGatherMs = 20;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
+export function createWorker(ctx: WorkContext, options: WorkerOptions): Worker {
+  const { store } = ctx;
   const idlePollMs = options.idlePollMs ?? 500;
   const periodicEveryMs = options.periodicEveryMs ?? 60_000;
   /**
    * Rollup deltas folded per statement (src/shipments/rollups.ts). SQLite runs a statement on the event
    * loop's thread: small enough there to stay well under 50 ms, with a yield between statements.
    */
-  const rollupBatch = providerOf(deps.prisma) === 'postgresql' ? 5000 : 500;
+  const rollupBatch = providerOf(ctx.prisma) === 'postgresql' ? 5000 : 500;
   /** Trackers whose delivery facts one backfill statement writes (src/jobs/backfill-delivery-facts.ts). */
-  const factsBatch = providerOf(deps.prisma) === 'postgresql' ? 1000 : 200;
+  const factsBatch = providerOf(ctx.prisma) === 'postgresql' ? 1000 : 200;
   let factsDone = false;
-  /** What every queue consumer of this worker works with; each step adds its hold on its queue. */
-  const work = { prisma: deps.prisma, logger: deps.logger, owner: deps.owner };
-  const reconcilerDeps: ReconcilerDeps = {
-    ...work,
-    client: deps.client,
-    shops: deps.shops,
-    ...(options.pollPolicy ? { firstPollMs: options.pollPolicy.firstPollMs } : {}),
-    ...options.reconciler,
-  };
   const timing: LeaseTiming = options.lease ?? {
     leaseMs: options.reconciler?.leaseMs ?? defaultLeaseTiming.leaseMs,
   };
   // One hold per queue for the life of the worker: one token, one heartbeat each.
   const hold = (queue: QueueDescription) =>
-    createLeaseHolder(deps.prisma, queue, { owner: deps.owner, timing, logger: deps.logger });
+    createLeaseHolder(ctx.prisma, queue, { owner: ctx.owner, timing, logger: ctx.logger });
   const leases = {
     deliveries: hold(deliveryQueue),
     trackers: hold(trackerQueue),
@@ -167,37 +129,80 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     pushes: hold(statusPushQueue),
     flowEvents: hold(flowEventQueue),
   };
-  reconcilerDeps.leases = leases.trackers;
-  // A create reported the shop's balance: warn through Flow while it lasts fewer days than the shop's setting.
-  // Only a shop with a workflow on the trigger can be warned: the forecast is read for those alone.
-  reconcilerDeps.onAccount = async (shopId, account) => {
-    if (!(await triggerInUse(deps.prisma, shopId, 'tracking-balance-low'))) return;
-    const shop = { id: shopId, ...account };
-    const forecast = await balanceForecast(deps.prisma, shop);
-    if (forecast) await queueBalanceLow(deps.prisma, shop, forecast);
+  /** What every queue consumer of this worker works with. */
+  const work = { prisma: ctx.prisma, logger: ctx.logger, owner: ctx.owner };
+  const policy = options.pollPolicy ? { policy: options.pollPolicy } : {};
+  /**
+   * Each consumer's work, made once for the life of the worker from the context, its hold on its queue and
+   * its policy: a pass only runs it.
+   */
+  const deliveryWork = {
+    ...work,
+    carriers: ctx.carriers,
+    confirmFulfillments: store.confirmFulfillments,
+    leases: leases.deliveries,
   };
-  reconcilerDeps.rateGate = createRateGate(options.concurrency);
+  const backfillWork = store.fetchOrdersPage
+    ? { ...work, carriers: ctx.carriers, fetchPage: store.fetchOrdersPage, leases: leases.backfills }
+    : null;
+  const reconcilerWork: ReconcilerDeps = {
+    ...work,
+    client: ctx.client,
+    shops: ctx.shops,
+    leases: leases.trackers,
+    rateGate: createRateGate(options.concurrency),
+    // A create reported the shop's balance: warn through Flow while it lasts fewer days than the shop's
+    // setting. Only a shop with a workflow on the trigger can be warned: the forecast is read for those alone.
+    onAccount: async (shopId, account) => {
+      if (!(await triggerInUse(ctx.prisma, shopId, 'tracking-balance-low'))) return;
+      const shop = { id: shopId, ...account };
+      const forecast = await balanceForecast(ctx.prisma, shop);
+      if (forecast) await queueBalanceLow(ctx.prisma, shop, forecast);
+    },
+    ...(options.pollPolicy ? { firstPollMs: options.pollPolicy.firstPollMs } : {}),
+    ...options.reconciler,
+  };
+  const pollWork = {
+    ...work,
+    client: ctx.client,
+    shops: ctx.shops,
+    leases: leases.polls,
+    onStored: queueShipmentChanges,
+    ...policy,
+  };
+  const storeEventWork = store.storeEvents
+    ? { ...work, api: store.storeEvents, leases: leases.storeEvents }
+    : null;
+  const storeLinkWork = store.storeLinks
+    ? { ...work, api: store.storeLinks, leases: leases.storeLinks }
+    : null;
+  const flowWork = store.flowTriggers
+    ? { ...work, api: store.flowTriggers, leases: leases.flowEvents }
+    : null;
+  const pushWork = { ...work, leases: leases.pushes, ...policy };
+  const problemWork = { ...work, onOpened: queueProblemsOpened };
+  const profileWork = store.shopProfiles ? { ...work, api: store.shopProfiles } : null;
+  const notifyWork: NotifyWork | null = ctx.notifiers
+    ? { ...work, ...ctx.notifiers, shops: ctx.shops }
+    : null;
+  const retention = createRetention(work, options.retention);
+
   let stopping = false;
   let loops: Promise<void> | null = null;
   const sleepers = new Set<() => void>();
   let lastPeriodic = 0;
   /** The first retention pass comes one interval after the start, not with the start's own rush. */
   let lastRetention = Date.now();
-  const retention = createRetention({ prisma: deps.prisma, logger: deps.logger }, options.retention);
-
-  const deliveryDeps = { ...work, carriers: deps.carriers, confirmFulfillments: deps.confirmFulfillments };
 
   /** Store events to desired state: deliveries, then one page per running backfill (never starving them). */
   async function desiredStateStep(): Promise<{ deliveries: number; backfills: number }> {
-    const deliveries = await processDeliveries({ ...deliveryDeps, leases: leases.deliveries }, deliveryBatch);
-    const backfills = deps.fetchOrdersPage
-      ? await runBackfills({ ...deliveryDeps, fetchPage: deps.fetchOrdersPage, leases: leases.backfills })
-      : 0;
+    const deliveries = await processDeliveries(deliveryWork, deliveryBatch);
+    const backfills = backfillWork ? await runBackfills(backfillWork) : 0;
     return { deliveries: deliveries.claimed, backfills };
   }
 
   async function trackersStep(): Promise<number> {
-    const trackers = await reconcileOnce(reconcilerDeps, {
+    const trackers = await reconcileOnce(reconcilerWork, {
       // Calls stay in flight while trackers are due, up to this many per pass.
       limit: options.concurrency * 64,
       concurrency: options.concurrency,
@@ -213,31 +218,15 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
     storeLinks: number;
     flowEvents: number;
   }> {
-    const polls = await pollStatuses(
-      {
-        ...work,
-        client: deps.client,
-        shops: deps.shops,
-        leases: leases.polls,
-        onStored: queueShipmentChanges,
-        ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
-      },
-      {
-        limit: options.concurrency * 4,
-        perShop: options.pollPerShop ?? 10,
-        concurrency: options.concurrency,
-        shouldStop: () => stopping,
-      },
-    );
-    const posted: PostStats | null = deps.storeEvents
-      ? await postStoreEvents({ ...work, api: deps.storeEvents, leases: leases.storeEvents }, 50)
-      : null;
-    const links: LinkStats | null = deps.storeLinks
-      ? await sendTrackingLinks({ ...work, api: deps.storeLinks, leases: leases.storeLinks }, 50)
-      : null;
-    const flows = deps.flowTriggers
-      ? await sendFlowEvents({ ...work, api: deps.flowTriggers, leases: leases.flowEvents }, 50)
-      : null;
+    const polls = await pollStatuses(pollWork, {
+      limit: options.concurrency * 4,
+      perShop: options.pollPerShop ?? 10,
+      concurrency: options.concurrency,
+      shouldStop: () => stopping,
+    });
+    const posted: PostStats | null = storeEventWork ? await postStoreEvents(storeEventWork, 50) : null;
+    const links: LinkStats | null = storeLinkWork ? await sendTrackingLinks(storeLinkWork, 50) : null;
+    const flows = flowWork ? await sendFlowEvents(flowWork, 50) : null;
     return {
       polled: polls.claimed,
       storeEvents: posted?.claimed ?? 0,
@@ -248,20 +237,13 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
 
   /** The service's status pushes: applied as soon as they are recorded, in their own loop. */
   async function pushesStep(): Promise<number> {
-    const applied = await applyStatusPushes(
-      {
-        ...work,
-        leases: leases.pushes,
-        ...(options.pollPolicy ? { policy: options.pollPolicy } : {}),
-      },
-      pushBatch,
-    );
+    const applied = await applyStatusPushes(pushWork, pushBatch);
     return applied.claimed;
   }
 
   /** Shipment problems opened and closed for the trackers due an evaluation (a batch a pass). */
   async function problemsStep(): Promise<number> {
-    return (await sweepProblems({ ...work, onOpened: queueProblemsOpened }, problemBatch)).evaluated;
+    return (await sweepProblems(problemWork, problemBatch)).evaluated;
   }
 
   async function runOnce(): Promise<PassCounts> {
@@ -277,17 +259,16 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   async function periodic(): Promise<void> {
     if (Date.now() - lastPeriodic < periodicEveryMs) return;
     lastPeriodic = Date.now();
-    await refreshCarriersIfDue(deps);
-    if (deps.shopProfiles) await refreshShopProfiles({ ...work, api: deps.shopProfiles }, 20);
-    if (deps.notifications) {
-      const notify = { ...work, ...deps.notifications, shops: deps.shops };
-      await sendDueDigests(notify, 50);
-      await postInstantProblems(notify, 50);
+    await refreshCarriersIfDue(ctx);
+    if (profileWork) await refreshShopProfiles(profileWork, 20);
+    if (notifyWork) {
+      await sendDueDigests(notifyWork, 50);
+      await postInstantProblems(notifyWork, 50);
     }
     // Transit statistics (predicted estimates): a bounded batch of keys whose figures are 12 hours old.
     if (Date.now() - lastTransitStats >= transitStatsEveryMs) {
       lastTransitStats = Date.now();
-      await refreshTransitStats(deps.prisma, { batch: 200, now: new Date() });
+      await refreshTransitStats(ctx.prisma, { batch: 200, now: new Date() });
     }
   }
 
@@ -325,7 +306,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       try {
         busy = await step();
       } catch (error) {
-        deps.logger.error({ loop: name, err: safeReason(error) }, 'worker pass failed');
+        ctx.logger.error({ loop: name, err: safeReason(error) }, 'worker pass failed');
       }
       if (!busy && !stopping) await sleep();
       else await yieldToEventLoop();
@@ -333,7 +314,7 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
   }
 
   async function run(): Promise<void> {
-    deps.logger.info({ owner: deps.owner, concurrency: options.concurrency }, 'worker started');
+    ctx.logger.info({ owner: ctx.owner, concurrency: options.concurrency }, 'worker started');
     await Promise.all([
       loop('desired-state', async () => {
         await periodic();
@@ -357,16 +338,16 @@ export function createWorker(deps: WorkerDeps, options: WorkerOptions): Worker {
       loop('problems', async () => (await problemsStep()) >= problemBatch),
       loop('retention', retentionStep),
       // The rollups' deltas folded in as they come (a full batch: more are waiting, go again at once).
-      loop('rollups', async () => (await compactRollups(deps.prisma, rollupBatch)) >= rollupBatch),
+      loop('rollups', async () => (await compactRollups(ctx.prisma, rollupBatch)) >= rollupBatch),
       // Once after the upgrade that keeps delivery facts: the parcels read before it, a batch at a time
       // (one statement each) until done; then nothing.
       loop('delivery-facts', async () => {
         if (factsDone) return false;
-        factsDone = (await backfillDeliveryFacts(deps.prisma, factsBatch)) === 0;
+        factsDone = (await backfillDeliveryFacts(ctx.prisma, factsBatch)) === 0;
         return !factsDone;
       }),
     ]);
-    deps.logger.info({ owner: deps.owner }, 'worker stopped');
+    ctx.logger.info({ owner: ctx.owner }, 'worker stopped');
   }
 
   function wakeAll(): void {

@@ -1,13 +1,11 @@
+import type { NotifyWork } from './notify-work.js';
 import { codeWords } from '../shipments/parcel-model.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import { queryRows, SqlParams } from '../db/sql.js';
 import { safeReason } from '../errors/safe-reason.js';
 import { nowOf } from '../lib/clock.js';
-import type { Logger } from '../logger.js';
 import { type ProblemKind, problemKinds } from '../shipments/problem-words.js';
-import type { ShopRepository } from '../shops/shop-repository.js';
 import { type InstantProblem, instantListed, instantSlackText } from './digest-message.js';
-import type { SlackPoster } from './slack-poster.js';
 
 /**
  * New problems posted to Slack as they open, for the shops that asked (`Shop.slackInstantProblems`):
@@ -20,17 +18,6 @@ import type { SlackPoster } from './slack-poster.js';
  * never post the same problems. A shop that switched instant posts on starts from then: nothing older is
  * posted (the digest has it).
  */
-
-export interface InstantDeps {
-  prisma: DatabaseClient;
-  logger: Logger;
-  slack: SlackPoster;
-  /** Opens the shops' sealed Slack webhook URLs. */
-  shops: ShopRepository;
-  now?: () => Date;
-  /** The app's client id (SHOPIFY_API_KEY): the admin's links to the app's pages carry it. */
-  appApiKey: string;
-}
 
 export interface InstantPassCounts {
   /** Shops with new problems looked at. */
@@ -55,7 +42,7 @@ export const instantPolicy = {
 const passKey = 'notifications.slack-instant-pass';
 
 /** Posts the new problems of up to `limit` shops, those waiting longest first. */
-export async function postInstantProblems(deps: InstantDeps, limit: number): Promise<InstantPassCounts> {
+export async function postInstantProblems(deps: NotifyWork, limit: number): Promise<InstantPassCounts> {
   const counts: InstantPassCounts = { shops: 0, posted: 0, problems: 0, failed: 0 };
   const now = nowOf(deps);
   const held = await claimPass(deps.prisma, now);
@@ -123,7 +110,7 @@ interface InstantShop {
 }
 
 /** Posts the text to the shop's webhook: null when Slack took it, else why not. */
-async function post(deps: InstantDeps, shop: InstantShop, text: string): Promise<string | null> {
+async function post(deps: NotifyWork, shop: InstantShop, text: string): Promise<string | null> {
   let url: string | null;
   try {
     url = await deps.shops.slackWebhook(shop);

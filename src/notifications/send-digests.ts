@@ -1,12 +1,11 @@
+import type { NotifyWork } from './notify-work.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
 import type { DigestRun } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
 import { knownTimeZone } from '../lib/business-days.js';
 import { nowOf } from '../lib/clock.js';
 import { localDay } from '../lib/local-time.js';
-import type { Logger } from '../logger.js';
 import { type ProblemKind, problemKinds } from '../shipments/problem-words.js';
-import type { ShopRepository } from '../shops/shop-repository.js';
 import { type DigestContent, digestEmail, digestSlackText, openedTotal } from './digest-message.js';
 import { nextDigestTime, scheduleMissingDigests } from './digest-schedule.js';
 import {
@@ -22,9 +21,7 @@ import {
   retakeFailedRun,
   updateDigestRun,
 } from './queries/digests.js';
-import type { Mailer } from './mailer.js';
 import { digestRecipients } from './recipients.js';
-import type { SlackPoster } from './slack-poster.js';
 
 /**
  * The daily digest pass: for each shop whose digest is due (`Shop.nextDigestAt`, its digest hour where it
@@ -45,19 +42,6 @@ import type { SlackPoster } from './slack-poster.js';
  *   follow one another, so no problem is counted twice or left out (the first covers a day, none more
  *   than a week; one given up leaves its problems to the next).
  */
-
-export interface DigestDeps {
-  prisma: DatabaseClient;
-  logger: Logger;
-  /** null: SMTP_URL is unset, and no e-mail digest is sent (mailerFromSettings said so once). */
-  mailer: Mailer | null;
-  slack: SlackPoster;
-  /** Opens the shops' sealed Slack webhook URLs. */
-  shops: ShopRepository;
-  now?: () => Date;
-  /** The app's client id (SHOPIFY_API_KEY): the admin's links to the app's pages carry it. */
-  appApiKey: string;
-}
 
 export interface DigestPassCounts {
   /** Shops whose digest was due and that this pass claimed. */
@@ -103,7 +87,7 @@ type ChannelOutcome =
  * Sends the digests due, up to `limit` shops, after giving up to `limit` shops that have none their first
  * digest time. Returns what it did.
  */
-export async function sendDueDigests(deps: DigestDeps, limit: number): Promise<DigestPassCounts> {
+export async function sendDueDigests(deps: NotifyWork, limit: number): Promise<DigestPassCounts> {
   const now = nowOf(deps);
   const counts: DigestPassCounts = { shops: 0, scheduled: 0, sent: 0, skipped: 0, failed: 0, deferred: 0 };
   counts.scheduled = await scheduleMissingDigests(deps.prisma, limit, now);
@@ -150,7 +134,7 @@ const deferredRetry = (now: Date) => new Date(now.getTime() + digestPolicy.retry
 
 /** One shop's digest on each of its channels. */
 async function digestShop(
-  deps: DigestDeps,
+  deps: NotifyWork,
   shop: DigestShop,
   now: Date,
   pass: { mailDown: boolean },
@@ -205,7 +189,7 @@ type SendOutcome = { ok: true } | { ok: false; reason: string; serverDown: boole
  * by taking the failed run back), then sent, then recorded.
  */
 async function channelDigest(
-  deps: DigestDeps,
+  deps: NotifyWork,
   shop: DigestShop,
   channel: DigestChannel,
   day: string,

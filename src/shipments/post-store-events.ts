@@ -1,5 +1,5 @@
 import { nowOf } from '../lib/clock.js';
-import { type QueueWork } from '../db/lease-queue.js';
+import { type ApiQueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { storeEventQueue } from '../db/queues.js';
 import type { StoreFulfillmentEvent } from '../generated/sqlite/client.js';
@@ -50,11 +50,6 @@ export interface StoreEventsApi {
   exists(shopDomain: string, input: StoreEventInput): Promise<StoreCallResult<boolean>>;
 }
 
-export interface PostDeps extends QueueWork {
-  api: StoreEventsApi;
-  maxAttempts?: number;
-}
-
 export interface PostStats {
   claimed: number;
   sent: number;
@@ -66,7 +61,7 @@ export interface PostStats {
   held: number;
 }
 
-export async function postStoreEvents(deps: PostDeps, limit: number): Promise<PostStats> {
+export async function postStoreEvents(deps: ApiQueueWork<StoreEventsApi>, limit: number): Promise<PostStats> {
   const stats: PostStats = {
     claimed: 0,
     sent: 0,
@@ -88,7 +83,7 @@ export async function postStoreEvents(deps: PostDeps, limit: number): Promise<Po
 }
 
 async function postClaimed(
-  deps: PostDeps,
+  deps: ApiQueueWork<StoreEventsApi>,
   token: string,
   rows: StoreFulfillmentEvent[],
   stats: PostStats,
@@ -181,7 +176,7 @@ export const heldMs = 5_000;
 
 /** Writes one event; answers the failure when the store's answer was one. */
 async function postOne(
-  deps: PostDeps,
+  deps: ApiQueueWork<StoreEventsApi>,
   token: string,
   row: StoreFulfillmentEvent,
   shopDomain: string,
@@ -242,7 +237,7 @@ interface StoreFailed {
 
 /** Records a failed attempt; answers when the event is tried again (null: given up). */
 async function failure(
-  deps: PostDeps,
+  deps: ApiQueueWork<StoreEventsApi>,
   token: string,
   row: StoreFulfillmentEvent,
   result: { kind: 'retry' | 'rejected' | 'access'; message: string },
@@ -274,7 +269,7 @@ async function failure(
 }
 
 async function finish(
-  deps: PostDeps,
+  deps: ApiQueueWork<StoreEventsApi>,
   token: string,
   id: string,
   data: Partial<

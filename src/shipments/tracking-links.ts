@@ -1,6 +1,6 @@
 import { nowOf } from '../lib/clock.js';
 import type { DatabaseClient, Tx } from '../db/client.js';
-import { type QueueWork } from '../db/lease-queue.js';
+import { type ApiQueueWork } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { storeLinkQueue } from '../db/queues.js';
 import type { Shop, StoreTrackingLink } from '../generated/sqlite/client.js';
@@ -127,11 +127,6 @@ export async function queueLinkForFulfillment(
   await wantStoreLinksFor(tx, shop.id, fulfillment.fulfillmentId, now);
 }
 
-export interface LinkDeps extends QueueWork {
-  api: StoreLinksApi;
-  maxAttempts?: number;
-}
-
 export interface LinkStats {
   claimed: number;
   sent: number;
@@ -141,7 +136,10 @@ export interface LinkStats {
   failed: number;
 }
 
-export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<LinkStats> {
+export async function sendTrackingLinks(
+  deps: ApiQueueWork<StoreLinksApi>,
+  limit: number,
+): Promise<LinkStats> {
   const stats: LinkStats = { claimed: 0, sent: 0, skipped: 0, retried: 0, failed: 0 };
   // Every path below writes its row with the lease cleared.
   return runQueuePass(deps, {
@@ -160,7 +158,7 @@ export async function sendTrackingLinks(deps: LinkDeps, limit: number): Promise<
 }
 
 async function sendOne(
-  deps: LinkDeps,
+  deps: ApiQueueWork<StoreLinksApi>,
   token: string,
   row: StoreTrackingLink & { shop: { domain: string; uninstalledAt: Date | null } },
   stats: LinkStats,
@@ -227,7 +225,7 @@ async function sendOne(
  * recorded (`applied`).
  */
 async function finish(
-  deps: LinkDeps,
+  deps: ApiQueueWork<StoreLinksApi>,
   token: string,
   row: StoreTrackingLink,
   data: Partial<

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { StoreCallResult, StoreEventInput, StoreEventsApi } from '../shipments/post-store-events.js';
-import type { TracksyncShopify } from './api.js';
-import { shopifyStoreAdmin } from './admin-graphql.js';
+import type { StoreAdmin } from './admin-graphql.js';
 
 /**
  * The store's fulfilment events over the Admin GraphQL API, with the store's offline session:
@@ -45,8 +44,7 @@ export function fulfillmentGid(fulfillmentId: string): string {
   return fulfillmentId.startsWith('gid://') ? fulfillmentId : `gid://shopify/Fulfillment/${fulfillmentId}`;
 }
 
-export function shopifyStoreEvents(shopify: TracksyncShopify): StoreEventsApi {
-  const admin = shopifyStoreAdmin(shopify);
+export function shopifyStoreEvents(admin: StoreAdmin): StoreEventsApi {
   const call = (shopDomain: string, query: string, variables: Record<string, unknown>) =>
     admin.request(shopDomain, query, variables);
 

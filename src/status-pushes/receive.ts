@@ -1,10 +1,9 @@
+import type { AppContext } from '../context/app-context.js';
 import { nowOf } from '../lib/clock.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
-import type { DatabaseClient } from '../db/client.js';
 import { groupInsert } from '../db/group-insert.js';
 import { type BulkRows, insertRows } from '../db/insert-rows.js';
-import type { Logger } from '../logger.js';
 import { statusPushes } from '../observability/metrics.js';
 import { SecretUnreadableError } from '../shops/crypto.js';
 import type { ShopRepository } from '../shops/shop-repository.js';
@@ -23,17 +22,6 @@ import { fixedJson } from '../lib/fixed-json.js';
  * Then it is recorded (a push seen before, by content, is acknowledged and not stored twice) and answered
  * 200; the worker applies it (apply.ts), and notes there that the shop's pushes arrive. Nothing is stored for a refused push.
  */
-
-export interface ReceiveDeps {
-  prisma: DatabaseClient;
-  shops: ShopRepository;
-  logger: Logger;
-  /** Called once a push is recorded (wakes the worker). */
-  onRecorded?: () => void;
-  /** Largest body accepted (default 1 MiB). */
-  maxBytes?: number;
-  now?: () => Date;
-}
 
 type Refusal = 'unknown_token' | 'bad_key' | 'too_large' | 'not_json' | 'not_a_shipment' | 'key_unreadable';
 
@@ -62,18 +50,27 @@ function refuse(res: express.Response, reason: Refusal): void {
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
-export function statusPushRouter(deps: ReceiveDeps): Router {
+export function statusPushRouter(
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'logger'>,
+  options: {
+    /** Called once a push is recorded (wakes the worker). */
+    onRecorded?: () => void;
+    /** Largest body accepted (default 1 MiB). */
+    maxBytes?: number;
+    now?: () => Date;
+  } = {},
+): Router {
   const router = express.Router();
-  const maxBytes = deps.maxBytes ?? 1024 * 1024;
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
   const writer = groupInsert<BulkRows['StatusPush'] & { id: string }>((rows) =>
-    insertRows(deps.prisma, 'StatusPush', rows, { skipConflictsOn: ['shopId', 'dedupeKey'] }),
+    insertRows(ctx.prisma, 'StatusPush', rows, { skipConflictsOn: ['shopId', 'dedupeKey'] }),
   );
 
   const authenticate: RequestHandler = async (req, res, next) => {
     const token = String(req.params.token ?? '');
     let receiver: Awaited<ReturnType<ShopRepository['pushReceiver']>>;
     try {
-      receiver = isPushToken(token) ? await deps.shops.pushReceiver(token) : null;
+      receiver = isPushToken(token) ? await ctx.shops.pushReceiver(token) : null;
     } catch (error) {
       if (error instanceof SecretUnreadableError) return refuse(res, 'key_unreadable');
       throw error;
@@ -92,7 +89,7 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
     const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const parsed = parsePush(text);
     if (!parsed.ok) return refuse(res, parsed.reason);
-    const now = nowOf(deps);
+    const now = nowOf(options);
     // Group commit: a burst of pushes shares statements and commits, each answered once its row is in.
     const written = await writer.insert({
       id: newRowId(),
@@ -110,7 +107,7 @@ export function statusPushRouter(deps: ReceiveDeps): Router {
       return;
     }
     statusPushes.inc({ outcome: 'recorded' });
-    deps.onRecorded?.();
+    options.onRecorded?.();
     answerOk(res);
   };
 

@@ -1,12 +1,10 @@
+import type { AppContext } from '../context/app-context.js';
 import { z } from 'zod';
-import type { DatabaseClient } from '../db/client.js';
 import { storableString } from '../db/storable-text.js';
 import { refreshCarriers } from './refresh-carriers.js';
-import { type Logger, silentLogger } from '../logger.js';
-import type { TrackingClient } from '../tracking/client.js';
 import type { ShippingProvider } from '../tracking/types.js';
 import { remapLines } from './desired-state.js';
-import { type CarrierRepository, carrierOverrides } from '../carriers/carrier-repository.js';
+import { carrierOverrides } from '../carriers/carrier-repository.js';
 import { normaliseCarrierName } from '../carriers/match.js';
 import { inTransaction } from '../db/transaction.js';
 import { shopByDomain } from '../shops/shop-repository.js';
@@ -25,13 +23,6 @@ export const mapCarrierInput = z.object({
   slug: storableString().trim().toLowerCase().min(1, 'is empty').max(100),
 });
 export type MapCarrierInput = z.input<typeof mapCarrierInput>;
-
-export interface MapCarrierDeps {
-  prisma: DatabaseClient;
-  carriers: CarrierRepository;
-  client: TrackingClient;
-  logger?: Logger;
-}
 
 export type MapCarrierResult =
   | {
@@ -55,7 +46,10 @@ export type MapCarrierResult =
  * the shop's lines of that carrier name at it in the same transaction: lines that were waiting for a
  * carrier get their tracker (pending, so the worker creates it), lines mapped elsewhere move over.
  */
-export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): Promise<MapCarrierResult> {
+export async function mapCarrier(
+  ctx: Pick<AppContext, 'prisma' | 'carriers' | 'client' | 'logger'>,
+  input: MapCarrierInput,
+): Promise<MapCarrierResult> {
   const parsed = mapCarrierInput.safeParse(input);
   if (!parsed.success) {
     return {
@@ -66,18 +60,13 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
   }
   const { shopDomain, carrierName, slug } = parsed.data;
 
-  const shop = await shopByDomain(deps.prisma, shopDomain);
+  const shop = await shopByDomain(ctx.prisma, shopDomain);
   if (!shop) return { ok: false, reason: 'shop_not_found', message: `No shop ${shopDomain} is known.` };
 
-  let providers = await deps.carriers.providers();
+  let providers = await ctx.carriers.providers();
   if (providers.length === 0) {
     try {
-      await refreshCarriers({
-        prisma: deps.prisma,
-        client: deps.client,
-        carriers: deps.carriers,
-        logger: deps.logger ?? silentLogger,
-      });
+      await refreshCarriers(ctx);
     } catch (error) {
       return {
         ok: false,
@@ -85,7 +74,7 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
         message: `The carrier list is empty and could not be fetched: ${safeReason(error)}`,
       };
     }
-    providers = await deps.carriers.providers();
+    providers = await ctx.carriers.providers();
   }
   if (!providers.some((p) => p.slug === slug)) {
     const suggestions = closeSlugs(providers, slug);
@@ -101,9 +90,9 @@ export async function mapCarrier(deps: MapCarrierDeps, input: MapCarrierInput): 
 
   // On SQLite a transaction holds the one connection: read everything inside it through `tx`, and
   // build the matcher (which reads the carrier list) before opening it.
-  const matcher = await deps.carriers.matcher();
-  const outcome = await inTransaction(deps.prisma, async (tx) => {
-    await deps.carriers.setOverride(tx, shop.id, carrierName, slug);
+  const matcher = await ctx.carriers.matcher();
+  const outcome = await inTransaction(ctx.prisma, async (tx) => {
+    await ctx.carriers.setOverride(tx, shop.id, carrierName, slug);
     const overrides = await carrierOverrides(tx, shop.id);
     return remapLines(tx, shop, { matcher, overrides }, carrierName);
   });

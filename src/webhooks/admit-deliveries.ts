@@ -1,6 +1,6 @@
+import type { AppContext } from '../context/app-context.js';
 import type { DatabaseClient } from '../db/client.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
-import type { Logger } from '../logger.js';
 import { fulfillmentConfirmations } from '../observability/metrics.js';
 import type { FulfillmentConfirmer } from '../shopify/confirm-fulfillments.js';
 import { shopsInstallState } from '../shops/shop-repository.js';
@@ -21,12 +21,6 @@ import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
  *   A fulfilment seen before was confirmed then: its updates are not asked again.
  */
 
-export interface AdmitDeps {
-  prisma: DatabaseClient;
-  logger: Logger;
-  confirmFulfillments: FulfillmentConfirmer;
-}
-
 export interface Admission {
   /** Deliveries to apply, in the batch's order. */
   admitted: WebhookDelivery[];
@@ -43,7 +37,8 @@ const fulfillmentTopics = new Set(['fulfillments/create', 'fulfillments/update']
 const shopDataTopics = new Set([...fulfillmentTopics, 'orders/cancelled']);
 
 export async function admitDeliveries(
-  deps: AdmitDeps,
+  ctx: Pick<AppContext, 'prisma' | 'logger'>,
+  confirmFulfillments: FulfillmentConfirmer,
   token: string,
   claimed: readonly WebhookDelivery[],
 ): Promise<Admission> {
@@ -51,7 +46,7 @@ export async function admitDeliveries(
   if (gated.length === 0) return { admitted: [...claimed], refused: 0, deferred: [], checks: new Map() };
 
   const domains = [...new Set(gated.map((d) => d.shopDomain))];
-  const shops = await shopsInstallState(deps.prisma, domains);
+  const shops = await shopsInstallState(ctx.prisma, domains);
   const installed = new Map(shops.filter((s) => !s.uninstalledAt).map((s) => [s.domain, s.id]));
 
   // The fulfilment each gated fulfilment delivery names (a body that fails its topic's check is left to
@@ -68,7 +63,7 @@ export async function admitDeliveries(
     )
       fulfillmentOf.set(delivery.id, check.checked.body.fulfillmentId);
   }
-  const seen = await seenFulfillments(deps.prisma, installed, gated, fulfillmentOf);
+  const seen = await seenFulfillments(ctx.prisma, installed, gated, fulfillmentOf);
 
   // Per shop, the fulfilments to ask about: one query each (up to 250 a call).
   const ask = new Map<string, Set<string>>();
@@ -81,7 +76,7 @@ export async function admitDeliveries(
   }
   const answers = new Map<string, Awaited<ReturnType<FulfillmentConfirmer['confirm']>>>();
   for (const [domain, ids] of ask) {
-    const answer = await deps.confirmFulfillments.confirm(domain, [...ids]);
+    const answer = await confirmFulfillments.confirm(domain, [...ids]);
     answers.set(domain, answer);
     if (answer.ok) {
       fulfillmentConfirmations.inc({ outcome: 'known' }, answer.known.size);
@@ -120,7 +115,7 @@ export async function admitDeliveries(
   let refused = 0;
   if (ignored.length > 0) {
     refused += await markDeliveriesDone(
-      deps.prisma,
+      ctx.prisma,
       token,
       ignored.map((d) => d.id),
       { kind: 'ignored', detail: 'the shop has not installed the app: nothing created' },
@@ -128,11 +123,11 @@ export async function admitDeliveries(
   }
   for (const delivery of unknown) {
     const fulfillmentId = fulfillmentOf.get(delivery.id)!;
-    deps.logger.warn(
+    ctx.logger.warn(
       { deliveryId: delivery.id, shop: delivery.shopDomain, fulfillmentId },
       'delivery refused: the store does not hold the fulfilment',
     );
-    refused += await markDeliveriesDone(deps.prisma, token, [delivery.id], {
+    refused += await markDeliveriesDone(ctx.prisma, token, [delivery.id], {
       kind: 'rejected',
       detail: `the store does not hold fulfilment ${fulfillmentId} (a body of another store?): nothing created`,
     });

@@ -1,15 +1,14 @@
+import type { AppContext } from '../context/app-context.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import type { WebhookDelivery } from '../generated/sqlite/client.js';
 import { ensureShop, ensureShopExists } from '../shops/shop-repository.js';
 import { applyNewFulfillments } from '../trackers/apply-new-fulfillments.js';
 import { describeRefusedNumbers, type FulfillmentPayload } from '../trackers/fulfillment-payload.js';
-import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import type { CarrierMatcher } from '../carriers/match.js';
-import type { DatabaseClient, Tx } from '../db/client.js';
+import type { Tx } from '../db/client.js';
 import { inTransaction } from '../db/transaction.js';
 import { safeReason } from '../errors/safe-reason.js';
-import type { Logger } from '../logger.js';
 import { markDeliveriesDone } from './queries/deliveries.js';
 import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
 
@@ -19,14 +18,8 @@ import { checkStoredBody, type TopicBodyCheck } from './topic-bodies.js';
  * done; every other delivery of the batch, and all of a shop's when its transaction fails, go through the
  * one-at-a-time path, which stays the reference for what a delivery means.
  */
-export interface BulkDeps {
-  prisma: DatabaseClient;
-  carriers: CarrierRepository;
-  logger: Logger;
-}
-
 export async function applyInBulk(
-  deps: BulkDeps,
+  ctx: Pick<AppContext, 'prisma' | 'carriers' | 'logger'>,
   token: string,
   claimed: readonly WebhookDelivery[],
   /** Bodies already checked this pass (src/webhooks/admit-deliveries.ts), by delivery id. */
@@ -64,7 +57,7 @@ export async function applyInBulk(
 
   if (byShop.size === 0) return done;
   // Without a matcher nothing can be applied here; the one-at-a-time path records the error per delivery.
-  const matcher = await deps.carriers.matcher().catch(() => null);
+  const matcher = await ctx.carriers.matcher().catch(() => null);
   if (!matcher) return done;
   for (const [domain, all] of byShop) {
     const cancelled = cancelling.get(domain);
@@ -84,7 +77,7 @@ export async function applyInBulk(
         f.trackingNumbers.every((n) => uses.get(`n:${n}`) === 1),
     );
     if (items.length < 2) continue; // one delivery: the usual path costs the same
-    for (const id of await applyShopItems(deps, token, domain, matcher, items)) done.add(id);
+    for (const id of await applyShopItems(ctx, token, domain, matcher, items)) done.add(id);
   }
   return done;
 }
@@ -97,19 +90,19 @@ type BulkItem = { delivery: WebhookDelivery; fulfillment: FulfillmentPayload };
  * part whose transaction fails (and all of them, when the shop cannot be made) is left to the usual path.
  */
 async function applyShopItems(
-  deps: BulkDeps,
+  ctx: Pick<AppContext, 'prisma' | 'carriers' | 'logger'>,
   token: string,
   domain: string,
   matcher: CarrierMatcher,
   items: readonly BulkItem[],
 ): Promise<string[]> {
   const fallBack = (deliveries: number, error: unknown) =>
-    deps.logger.warn(
+    ctx.logger.warn(
       { shop: domain, deliveries, err: safeReason(error) },
       'bulk apply failed; applying these deliveries one at a time',
     );
   try {
-    await ensureShopExists(deps.prisma, domain);
+    await ensureShopExists(ctx.prisma, domain);
   } catch (error) {
     fallBack(items.length, error);
     return [];
@@ -119,7 +112,7 @@ async function applyShopItems(
     const part = items.slice(start, start + maxPerTransaction);
     if (part.length < 2) continue; // one delivery left over: the usual path costs the same
     try {
-      done.push(...(await inTransaction(deps.prisma, (tx) => applyPart(tx, token, domain, matcher, part))));
+      done.push(...(await inTransaction(ctx.prisma, (tx) => applyPart(tx, token, domain, matcher, part))));
       await yieldToEventLoop();
     } catch (error) {
       fallBack(part.length, error);

@@ -59,7 +59,12 @@ async function processClaimed(
   const { token } = leases;
   stats.claimed = claimed.length;
   // Shops that have not installed the app, and fulfilments their store does not hold, stop here.
-  const { admitted, refused, deferred, checks } = await admitDeliveries(deps, token, claimed);
+  const { admitted, refused, deferred, checks } = await admitDeliveries(
+    deps,
+    deps.confirmFulfillments,
+    token,
+    claimed,
+  );
   stats.rejected += refused;
   for (const { delivery, message } of deferred) {
     await retryLater(deps, token, delivery, message);

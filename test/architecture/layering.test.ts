@@ -13,9 +13,11 @@ export const floors: ReadonlyArray<{ name: string; folders: readonly string[]; o
   { name: 'the database and the metrics', folders: ['db', 'observability'] },
   { name: "the tracking service's client", folders: ['tracking'] },
   // settings: each area's schema, shared by the API and the page (src/settings), below what it describes.
+  // context: what every use case works with (the repositories and the client), built once at the
+  // composition root and handed down whole.
   {
     name: 'the domain core',
-    folders: ['settings', 'shops', 'carriers', 'shipments', 'trackers'],
+    folders: ['settings', 'shops', 'carriers', 'context', 'shipments', 'trackers'],
     ordered: true,
   },
   {

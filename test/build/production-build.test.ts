@@ -33,6 +33,7 @@ const distFolders = [
   'app',
   'carriers',
   'cli',
+  'context',
   'db',
   'errors',
   'flow',

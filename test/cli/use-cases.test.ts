@@ -1,3 +1,4 @@
+import { silentLogger } from '../../src/logger.js';
 /** The use cases behind the CLI's carriers:map and jobs:retry, in-process. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
@@ -28,6 +29,7 @@ function deps() {
     prisma: database.prisma,
     carriers: createCarrierRepository(database.prisma, { matcherTtlMs: 0 }),
     client: createTrackingClient({ baseUrl: emulator.baseUrl, retry: { maxAttempts: 1 } }),
+    logger: silentLogger,
   };
 }
 

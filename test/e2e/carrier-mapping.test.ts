@@ -29,7 +29,7 @@ const speedy = (trackingNumber: string, id: number) =>
 
 /** What the settings page does when the merchant maps a carrier name (through the carrier repository). */
 async function mapCarrierName(shop: ScenarioShop, carrierName: string, slug: string) {
-  const { carriers } = app.runtime;
+  const { carriers } = app.runtime.context;
   const prisma = app.runtime.db.prisma;
   const shopRow = (await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } }))!;
   const matcher = await carriers.matcher();
@@ -98,10 +98,11 @@ describe('an unknown carrier, then mapped', () => {
     await shop.settled();
     expect(await shop.calls('create')).toEqual([]);
 
-    const result = await mapCarrier(
-      { prisma: app.runtime.db.prisma, carriers: app.runtime.carriers, client: app.runtime.client },
-      { shopDomain: shop.domain, carrierName: 'Speedy Parcels Ltd', slug: 'dhl-express' },
-    );
+    const result = await mapCarrier(app.runtime.context, {
+      shopDomain: shop.domain,
+      carrierName: 'Speedy Parcels Ltd',
+      slug: 'dhl-express',
+    });
     expect(result).toMatchObject({ ok: true, linesRemapped: 1, stillWaiting: 0 });
     app.runtime.worker?.wake();
     await shop.settled();

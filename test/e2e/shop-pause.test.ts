@@ -67,7 +67,7 @@ describe('credentials: the service refuses the store (ssl_error)', () => {
     expect(await shop.calls('create')).toHaveLength(refused.length);
 
     await app.emulator.control.patchAccount(shop.appName, { https: true });
-    await app.runtime.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
     await shop.settled();
 
     expect(await pausedReason(app, shop)).toBeNull();
@@ -81,7 +81,7 @@ describe('credentials: the service refuses the store (ssl_error)', () => {
     const shop = await addShop(app, 'unauth');
     const healthy = await addShop(app, 'healthy');
     // The merchant's stored key is not the account's.
-    await app.runtime.shops.saveCredentials(shop.domain, {
+    await app.runtime.context.shops.saveCredentials(shop.domain, {
       apiKey: 'not-the-right-key-000',
       appName: shop.appName,
     });
@@ -93,7 +93,7 @@ describe('credentials: the service refuses the store (ssl_error)', () => {
     expect(await shop.remote()).toEqual([]);
     expect(await healthy.remote()).toHaveLength(1);
 
-    await app.runtime.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
     await shop.settled();
     expect(await shop.remote()).toHaveLength(1);
   });
@@ -135,7 +135,7 @@ describe('a store that has not connected its account yet', () => {
     ).toBe(1);
     expect(await app.emulator.control.calls({ appName: account.appName })).toEqual([]);
 
-    await app.runtime.shops.saveCredentials(domain, account);
+    await app.runtime.context.shops.saveCredentials(domain, account);
     await waitFor(
       'the tracker created',
       async () => (await app.emulator.control.trackers(account.appName)).length === 1,
@@ -208,7 +208,7 @@ describe('balance exhausted', () => {
     await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
     await waitPaused(app, shop, 'balance_exhausted');
     await app.emulator.control.patchAccount(shop.appName, { balance: 1 });
-    await app.runtime.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
     await shop.settled();
     expect(await shop.remote()).toHaveLength(1);
   });

@@ -1,3 +1,5 @@
+import type { FlowTriggerApi } from '../../src/shopify/flow-trigger-receive.js';
+import type { ApiQueueWork } from '../../src/db/lease-queue.js';
 import { randomUUID } from 'node:crypto';
 import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +11,7 @@ import {
   queueShipmentChanges,
   type ShipmentState,
 } from '../../src/flow/queue-triggers.js';
-import { type FlowSendDeps, sendFlowEvents } from '../../src/flow/send-flow-events.js';
+import { sendFlowEvents } from '../../src/flow/send-flow-events.js';
 import { flowPayload, flowTriggerHandles, type FlowTriggerHandle } from '../../src/flow/triggers.js';
 import { silentLogger } from '../../src/logger.js';
 import { shopifyStoreAdmin } from '../../src/shopify/admin-graphql.js';
@@ -134,7 +136,7 @@ const deliveredState: ShipmentState = {
 const rowsOf = (s: TestShop) =>
   prisma.flowEvent.findMany({ where: { shopId: s.id }, orderBy: [{ handle: 'asc' }, { dedupeKey: 'asc' }] });
 
-function deps(overrides: Partial<FlowSendDeps> = {}): FlowSendDeps {
+function deps(overrides: Partial<ApiQueueWork<FlowTriggerApi>> = {}): ApiQueueWork<FlowTriggerApi> {
   const shopify = createShopify({
     apiKey: 'test-api-key',
     apiSecret: TEST_SECRET,

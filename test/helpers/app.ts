@@ -82,7 +82,7 @@ export async function startTestApp(
     ...options.runtime,
   });
   if (options.connect ?? true) {
-    await runtime.shops.saveCredentials(TEST_SHOP, {
+    await runtime.context.shops.saveCredentials(TEST_SHOP, {
       apiKey: TEST_ACCOUNT.apiKey,
       appName: TEST_ACCOUNT.appName,
     });

@@ -63,7 +63,7 @@ export async function addShop(
     balance: account.balance ?? 1000,
     https: account.https ?? true,
   });
-  const shop = await app.runtime.shops.saveCredentials(domain, { apiKey, appName });
+  const shop = await app.runtime.context.shops.saveCredentials(domain, { apiKey, appName });
   await installShop(app, domain);
   const prisma = app.database.prisma;
 

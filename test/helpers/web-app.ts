@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type express from 'express';
 import { createApp } from '../../src/app/server.js';
-import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
+import { createAppContext } from '../../src/context/app-context.js';
 import type { AdminUiScripts } from '../../src/config.js';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { createShopify, type TracksyncShopify } from '../../src/shopify/api.js';
 import { parseKeyring } from '../../src/shops/crypto.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
-import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
+import type { ShopRepository } from '../../src/shops/shop-repository.js';
 import { createTrackingClient } from '../../src/tracking/client.js';
 
 export interface TestWebApp {
@@ -42,17 +42,18 @@ export function createTestWebApp(options: {
     appUrl: options.appUrl ?? 'https://tracksync.example.com',
     sessionStorage: sessions,
   });
-  const shops = createShopRepository(options.prisma, keyring);
-  const app = createApp({
+  const context = createAppContext({
     prisma: options.prisma,
-    shopify,
-    shops,
-    carriers: createCarrierRepository(options.prisma),
+    keyring,
     client: createTrackingClient({
       baseUrl: options.trackingApiBaseUrl ?? 'http://127.0.0.1:9/v1',
       logger: silentLogger,
     }),
     logger: options.logger ?? silentLogger,
+  });
+  const { shops } = context;
+  const app = createApp(context, {
+    shopify,
     readiness: async () => ({ ready: true }),
     ...(options.onDeliveryRecorded ? { onDeliveryRecorded: options.onDeliveryRecorded } : {}),
     ...(options.adminUiScripts ? { adminUiScripts: options.adminUiScripts } : {}),

@@ -149,7 +149,7 @@ describe('backfill', () => {
     let reads = 0;
     const deps: BackfillDeps = {
       prisma: app.database.prisma,
-      carriers: app.runtime.carriers,
+      carriers: app.runtime.context.carriers,
       logger: silentLogger,
       fetchPage: async (_shop, { cursor }) => {
         reads++;

@@ -1,14 +1,13 @@
+import { createAppContext } from '../../src/context/app-context.js';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import { createDatabase } from '../../src/db/client.js';
-import { createCarrierRepository } from '../../src/carriers/carrier-repository.js';
 import type { Prisma, Shop, Tracker } from '../../src/generated/sqlite/client.js';
 import { createRetention, type RetentionSettings } from '../../src/jobs/retention.js';
 import { createWorker } from '../../src/jobs/worker.js';
 import { silentLogger } from '../../src/logger.js';
 import { storeShipmentRead } from '../../src/shipments/poll-statuses.js';
-import { createShopRepository } from '../../src/shops/shop-repository.js';
 import { createTrackingClient } from '../../src/tracking/client.js';
 import type { Shipment, TrackingEvent } from '../../src/tracking/types.js';
 import { recordDelivery } from '../../src/webhooks/record-delivery.js';
@@ -518,16 +517,17 @@ describe('the worker', () => {
     const kept = await createDelivery(prisma, '', { state: 'processed', nextAttemptAt: ago(day) });
     const worker = createWorker(
       {
-        prisma,
-        client: createTrackingClient({
-          baseUrl: 'http://127.0.0.1:9/v1',
-          fetch: () => Promise.reject(new Error('offline')),
+        ...createAppContext({
+          prisma,
+          keyring: testKeyring(),
+          client: createTrackingClient({
+            baseUrl: 'http://127.0.0.1:9/v1',
+            fetch: () => Promise.reject(new Error('offline')),
+          }),
+          logger: silentLogger,
         }),
-        shops: createShopRepository(prisma, testKeyring()),
-        carriers: createCarrierRepository(prisma),
-        logger: silentLogger,
         owner: 'retention-test',
-        confirmFulfillments: storeHolding(),
+        store: { confirmFulfillments: storeHolding() },
       },
       { concurrency: 1, idlePollMs: 20, periodicEveryMs: 100, retention: { deliveryMs: 7 * day } },
     );

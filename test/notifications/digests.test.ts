@@ -1,9 +1,10 @@
+import type { NotifyWork } from '../../src/notifications/notify-work.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/db/client.js';
 import type { Shop } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
 import { createSmtpMailer, type Mailer } from '../../src/notifications/mailer.js';
-import { type DigestDeps, digestPolicy, sendDueDigests } from '../../src/notifications/send-digests.js';
+import { digestPolicy, sendDueDigests } from '../../src/notifications/send-digests.js';
 import { createSlackPoster } from '../../src/notifications/slack-poster.js';
 import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
@@ -60,7 +61,7 @@ beforeEach(async () => {
 
 const at = (iso: string) => new Date(iso);
 
-function deps(now: Date, over: Partial<DigestDeps> = {}): DigestDeps {
+function deps(now: Date, over: Partial<NotifyWork> = {}): NotifyWork {
   return {
     prisma: db.prisma,
     logger: silentLogger,

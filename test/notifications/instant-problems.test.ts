@@ -1,10 +1,7 @@
+import type { NotifyWork } from '../../src/notifications/notify-work.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Shop } from '../../src/generated/sqlite/client.js';
-import {
-  type InstantDeps,
-  instantPolicy,
-  postInstantProblems,
-} from '../../src/notifications/instant-problems.js';
+import { instantPolicy, postInstantProblems } from '../../src/notifications/instant-problems.js';
 import { createSlackPoster } from '../../src/notifications/slack-poster.js';
 import type { ProblemKind } from '../../src/shipments/problem-words.js';
 import { createShopRepository, type ShopRepository } from '../../src/shops/shop-repository.js';
@@ -44,8 +41,17 @@ beforeEach(async () => {
 const at = (iso: string) => new Date(iso);
 const start = at('2026-11-25T08:00:00Z');
 
-function deps(now: Date, over: Partial<InstantDeps> = {}): InstantDeps {
-  return { prisma: db.prisma, logger: logs.logger, slack: poster, shops, now: () => now, appApiKey, ...over };
+function deps(now: Date, over: Partial<NotifyWork> = {}): NotifyWork {
+  return {
+    prisma: db.prisma,
+    logger: logs.logger,
+    mailer: null,
+    slack: poster,
+    shops,
+    now: () => now,
+    appApiKey,
+    ...over,
+  };
 }
 
 async function instantShop(over: Partial<Shop> = {}): Promise<Shop> {

@@ -82,7 +82,7 @@ describe('/api/notifications', () => {
     expect(row.slackWebhookCiphertext).not.toBeNull();
     expect(row.slackWebhookCiphertext).not.toContain('xoxsecret');
     expect(row.slackWebhookKeyId).toBe('t1');
-    expect(await app.runtime.shops.slackWebhook(row)).toBe(slackUrl);
+    expect(await app.runtime.context.shops.slackWebhook(row)).toBe(slackUrl);
     // The next digest: 07:00 in the shop's zone (UTC here), the first one after now.
     const next = row.nextDigestAt!;
     expect(next.getUTCHours()).toBe(7);
@@ -158,15 +158,10 @@ describe('/api/notifications', () => {
         res.locals.shopDomain = TEST_SHOP;
         next();
       },
-      createPageApi({
-        prisma: app.runtime.db.prisma,
-        shops: app.runtime.shops,
-        carriers: app.runtime.carriers,
-        client: app.runtime.client,
-        logger: logs.logger,
-        appUrl: 'https://tracksync.example',
-        smtpConfigured: true,
-      }),
+      createPageApi(
+        { ...app.runtime.context, logger: logs.logger },
+        { appUrl: 'https://tracksync.example', smtpConfigured: true },
+      ),
     );
     const res = await request(http).get('/api/notifications');
     expect(res.body).toMatchObject({ smtpConfigured: true, digestHour: 7 });

@@ -111,7 +111,7 @@ describe('GET /metrics', () => {
 
   it('shows due work and its age while the worker cannot take it', async () => {
     const shop = await addShop(app, 'metrics-paused');
-    await app.runtime.shops.pause(
+    await app.runtime.context.shops.pause(
       shop.id,
       'balance_exhausted',
       'none left',

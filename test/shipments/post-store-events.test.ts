@@ -1,10 +1,13 @@
+import { shopifyStoreAdmin } from '../../src/shopify/admin-graphql.js';
+import type { StoreEventsApi } from '../../src/shipments/post-store-events.js';
+import type { ApiQueueWork } from '../../src/db/lease-queue.js';
 import { randomUUID } from 'node:crypto';
 import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import type { StoreFulfillmentEvent } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
-import { heldMs, type PostDeps, postStoreEvents } from '../../src/shipments/post-store-events.js';
+import { heldMs, postStoreEvents } from '../../src/shipments/post-store-events.js';
 import { appScopes, createShopify } from '../../src/shopify/api.js';
 import { shopifyStoreEvents } from '../../src/shopify/fulfillment-events.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
@@ -49,10 +52,10 @@ function storeApi(client: DatabaseClient = prisma) {
     appUrl: 'http://127.0.0.1:3000',
     sessionStorage: new PrismaSessionStorage(client, { keyring, connectionRetries: 0 }),
   });
-  return shopifyStoreEvents(shopify);
+  return shopifyStoreEvents(shopifyStoreAdmin(shopify));
 }
 
-function deps(overrides: Partial<PostDeps> = {}): PostDeps {
+function deps(overrides: Partial<ApiQueueWork<StoreEventsApi>> = {}): ApiQueueWork<StoreEventsApi> {
   return { prisma, api: storeApi(), logger: silentLogger, owner: 'worker-1', ...overrides };
 }
 

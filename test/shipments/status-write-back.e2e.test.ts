@@ -100,7 +100,7 @@ describe('status write-back, end to end', () => {
     });
 
     // The store's events are the service's, at the service's times, on the webhook's fulfilment.
-    const shipment = await app.runtime.client.getShipment(
+    const shipment = await app.runtime.context.client.getShipment(
       { apiKey: TEST_ACCOUNT.apiKey, appName: TEST_ACCOUNT.appName },
       { trackingNumber, trackingProvider: 'ups' },
     );

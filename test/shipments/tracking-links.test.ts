@@ -1,7 +1,8 @@
+import type { StoreLinksApi } from '../../src/shipments/tracking-links.js';
+import type { ApiQueueWork } from '../../src/db/lease-queue.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import {
-  type LinkDeps,
   queueLinksForSetting,
   sendTrackingLinks,
   storeTrackingUrl,
@@ -60,7 +61,7 @@ const linksSettled = () =>
   });
 
 /** The store side as another app process builds it, for driving passes by hand. */
-function linkDeps(overrides: Partial<LinkDeps> = {}): LinkDeps {
+function linkDeps(overrides: Partial<ApiQueueWork<StoreLinksApi>> = {}): ApiQueueWork<StoreLinksApi> {
   const shopify = createShopify({
     apiKey: 'test-api-key',
     apiSecret: TEST_SECRET,
@@ -81,7 +82,7 @@ function linkDeps(overrides: Partial<LinkDeps> = {}): LinkDeps {
 
 describe('the tracking-page links setting', () => {
   it('off by default: nothing is written to the store', async () => {
-    expect(app.runtime.shops).toBeDefined();
+    expect(app.runtime.context.shops).toBeDefined();
     const row = await prisma().shop.findUniqueOrThrow({ where: { id: shop.id } });
     expect(row.linkToTrackingPage).toBe(false);
     expect(await prisma().storeTrackingLink.count({ where: { shopId: shop.id } })).toBe(0);

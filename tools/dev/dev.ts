@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     });
     await installDevShop(runtime.db.prisma, parseKeyring(config.encryptionKey), devShopDomain);
 
-    const existing = await runtime.shops.findByDomain(devShopDomain);
+    const existing = await runtime.context.shops.findByDomain(devShopDomain);
     let shopLine: string;
     if (
       existing?.appName === demoAccount.appName &&
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
       shopLine = `${devShopDomain} (app name ${demoAccount.appName}, already connected)`;
     } else {
       const connected = await connectShop(
-        { client: runtime.client, shops: runtime.shops },
+        { client: runtime.context.client, shops: runtime.context.shops },
         { domain: devShopDomain, apiKey: demoAccount.apiKey, appName: demoAccount.appName },
       );
       shopLine = connected.ok
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     // The emulator pushes each new scan of the demo account to the demo shop's status push URL, so the
     // pages and the shoppers' page show statuses in seconds (polling stays as the safety net).
     let pushLine = 'statuses read on a schedule (TRACKING_API_BASE_URL is not the local emulator)';
-    const demoShop = await runtime.shops.findByDomain(devShopDomain);
+    const demoShop = await runtime.context.shops.findByDomain(devShopDomain);
     if (emulator && demoShop) {
       const token = await ensurePushToken(runtime.db.prisma, demoShop.id);
       emulator.state.patchAccount(demoAccount.appName, { webhookUrl: statusPushUrl(runtime.url!, token) });

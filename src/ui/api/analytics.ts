@@ -1,9 +1,7 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { DatabaseClient } from '../../db/client.js';
 import { type DeliverySums, deliverySums, transitP90Tenths } from '../../shipments/queries/analytics.js';
 import { shipmentCounts } from '../../shipments/queries/shipment-list.js';
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { type ParcelGroup, parcelGroups } from '../vocabulary.js';
 import { currentShop } from './current-shop.js';
 
@@ -83,21 +81,21 @@ function figuresOf(sums: readonly DeliverySums[], p90Tenths: number | undefined)
  * day in UTC (src/shipments/delivery-facts.ts).
  */
 export async function deliveryAnalytics(
-  deps: { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers'>,
   domain: string,
   days: number,
   now: Date = new Date(),
 ): Promise<Analytics> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const today = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
   const from = new Date(today - (days - 1) * dayMs);
   const range = { from: from.toISOString().slice(0, 10), to: now.toISOString().slice(0, 10) };
   const [sums, p90, cells] = await Promise.all([
-    deliverySums(deps.prisma, shop.id, range),
-    transitP90Tenths(deps.prisma, shop.id, range),
-    shipmentCounts(deps.prisma, shop.id, range),
+    deliverySums(ctx.prisma, shop.id, range),
+    transitP90Tenths(ctx.prisma, shop.id, range),
+    shipmentCounts(ctx.prisma, shop.id, range),
   ]);
-  const labels = await deps.carriers.labelsOf(sums.map((s) => s.provider));
+  const labels = await ctx.carriers.labelsOf(sums.map((s) => s.provider));
   const byStatus = Object.fromEntries(parcelGroups.map((g) => [g, 0])) as Record<ParcelGroup, number>;
   for (const s of sums) byStatus[s.parcelGroup] += s.shipments;
   const carriers = [...new Set(sums.map((s) => s.provider))]

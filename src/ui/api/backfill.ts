@@ -1,8 +1,7 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { DatabaseClient } from '../../db/client.js';
 import type { BackfillJob } from '../../generated/sqlite/client.js';
 import { BACKFILL_MAX_DAYS, latestBackfill, startBackfill } from '../../jobs/backfill.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 
 export const backfillBody = z.object({ days: z.number().int().min(1).max(BACKFILL_MAX_DAYS) }).strict();
@@ -35,19 +34,19 @@ function view(job: BackfillJob | null): BackfillView | null {
 
 /** Starts (or returns the running) backfill of the session's shop. */
 export async function startShopBackfill(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   body: BackfillBody,
 ): Promise<{ job: BackfillView | null }> {
-  const shop = await currentShop(deps.shops, domain);
-  return { job: view(await startBackfill(deps.prisma, shop.id, body.days)) };
+  const shop = await currentShop(ctx.shops, domain);
+  return { job: view(await startBackfill(ctx.prisma, shop.id, body.days)) };
 }
 
 /** The session's shop's newest backfill, or null. */
 export async function getShopBackfill(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
 ): Promise<{ job: BackfillView | null }> {
-  const shop = await deps.shops.findByDomain(domain);
-  return { job: shop ? view(await latestBackfill(deps.prisma, shop.id)) : null };
+  const shop = await ctx.shops.findByDomain(domain);
+  return { job: shop ? view(await latestBackfill(ctx.prisma, shop.id)) : null };
 }

@@ -1,10 +1,7 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
-import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
 import { refreshCarriers } from '../../trackers/refresh-carriers.js';
-import type { Logger } from '../../logger.js';
-import type { TrackingClient } from '../../tracking/client.js';
 import type { ShippingProvider } from '../../tracking/types.js';
 import { safeReason } from '../../errors/safe-reason.js';
 
@@ -19,16 +16,16 @@ export type CarrierListQuery = z.output<typeof carrierListQuery>;
  * cache is filled through the client first; when that fails the list is empty (and logged).
  */
 export async function searchCarriers(
-  deps: { prisma: DatabaseClient; carriers: CarrierRepository; client: TrackingClient; logger: Logger },
+  ctx: Pick<AppContext, 'prisma' | 'carriers' | 'client' | 'logger'>,
   query: CarrierListQuery,
 ): Promise<{ carriers: ShippingProvider[] }> {
-  let providers = await deps.carriers.providers();
+  let providers = await ctx.carriers.providers();
   if (providers.length === 0) {
     try {
-      await refreshCarriers(deps);
-      providers = await deps.carriers.providers();
+      await refreshCarriers(ctx);
+      providers = await ctx.carriers.providers();
     } catch (error) {
-      deps.logger.warn({ err: safeReason(error) }, 'carrier list empty and not refreshed');
+      ctx.logger.warn({ err: safeReason(error) }, 'carrier list empty and not refreshed');
     }
   }
   const wanted = query.search?.toLowerCase() ?? '';

@@ -1,10 +1,6 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import { mapCarrier, mapCarrierInput } from '../../trackers/map-carrier.js';
-import type { DatabaseClient } from '../../db/client.js';
-import type { Logger } from '../../logger.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
-import type { TrackingClient } from '../../tracking/client.js';
 import { currentShop } from './current-shop.js';
 
 export const mappingBody = z.object({
@@ -22,18 +18,12 @@ export type SaveMappingResult =
  * trackers (the worker then creates them at the service).
  */
 export async function saveCarrierMapping(
-  deps: {
-    prisma: DatabaseClient;
-    shops: ShopRepository;
-    carriers: CarrierRepository;
-    client: TrackingClient;
-    logger: Logger;
-  },
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers' | 'client' | 'logger'>,
   domain: string,
   body: MappingBody,
 ): Promise<SaveMappingResult> {
-  await currentShop(deps.shops, domain);
-  const result = await mapCarrier(deps, { shopDomain: domain, carrierName: body.name, slug: body.slug });
+  await currentShop(ctx.shops, domain);
+  const result = await mapCarrier(ctx, { shopDomain: domain, carrierName: body.name, slug: body.slug });
   if (result.ok) return { ok: true, remapped: result.linesRemapped, stillWaiting: result.stillWaiting };
   if (result.reason === 'shop_not_found') throw new Error('the shop row vanished while mapping a carrier');
   return { ok: false, reason: result.reason, message: result.message };

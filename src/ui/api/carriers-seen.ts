@@ -1,10 +1,9 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
 import { carrierNotFollowed, seenCarriers } from '../../carriers/carrier-queries.js';
-import { type CarrierRepository, carrierOverrides } from '../../carriers/carrier-repository.js';
+import { carrierOverrides } from '../../carriers/carrier-repository.js';
 import type { CarrierMatch } from '../../carriers/match.js';
-import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { type ParcelAction, statusRows } from '../../shipments/parcel-model.js';
 import { currentShop } from './current-shop.js';
 
@@ -55,21 +54,21 @@ export type SeenCarriersQuery = z.output<typeof seenCarriersQuery>;
  * (null when there is none: a shop has tens of names).
  */
 export async function listSeenCarriers(
-  deps: { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers'>,
   domain: string,
   query: SeenCarriersQuery = {},
 ): Promise<{ carriers: SeenCarrier[]; next: string | null }> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const [page, matcher, overrides] = await Promise.all([
-    seenCarriers(deps.prisma, shop.id, query.after === undefined ? {} : { after: query.after }),
-    deps.carriers.matcher(),
-    carrierOverrides(deps.prisma, shop.id),
+    seenCarriers(ctx.prisma, shop.id, query.after === undefined ? {} : { after: query.after }),
+    ctx.carriers.matcher(),
+    carrierOverrides(ctx.prisma, shop.id),
   ]);
   const matched = page.carriers.map((row) => ({ row, match: matcher.match(row.name, overrides) }));
   const [labels, notFollowed] = await Promise.all([
-    deps.carriers.labelsOf(matched.flatMap(({ match }) => match.slug ?? [])),
+    ctx.carriers.labelsOf(matched.flatMap(({ match }) => match.slug ?? [])),
     carrierNotFollowed(
-      deps.prisma,
+      ctx.prisma,
       shop.id,
       page.carriers.map((c) => c.key),
       carrierCodes,

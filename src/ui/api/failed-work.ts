@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam } from '../../db/keyset-cursor.js';
@@ -11,7 +12,6 @@ import {
   retryFailed,
 } from '../../jobs/retry-failed.js';
 import { orderNamesOfTrackers } from '../../shipments/queries/order-names.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 
 export interface FailedTrackerView {
@@ -49,15 +49,16 @@ export interface ShopFailedCounts {
 export const failedPageQuery = z.object({ after: keysetCursorParam.optional() });
 export type FailedPageQuery = z.output<typeof failedPageQuery>;
 
-type Deps = { prisma: DatabaseClient; shops: ShopRepository };
-
 /**
  * How many of the shop's trackers and deliveries failed: counts on indexes, for the Overview's health
  * (the same conditions as the lists below).
  */
-export async function countShopFailed(deps: Deps, domain: string): Promise<ShopFailedCounts> {
-  const shop = await currentShop(deps.shops, domain);
-  return countFailed(deps.prisma, { shopId: shop.id, shopDomain: shop.domain });
+export async function countShopFailed(
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
+  domain: string,
+): Promise<ShopFailedCounts> {
+  const shop = await currentShop(ctx.shops, domain);
+  return countFailed(ctx.prisma, { shopId: shop.id, shopDomain: shop.domain });
 }
 
 /**
@@ -65,16 +66,19 @@ export async function countShopFailed(deps: Deps, domain: string): Promise<ShopF
  * deliveries that failed (the newest first); 50 of each, with their counts. The next pages come from
  * listShopFailedTrackers / listShopFailedDeliveries with the `next` cursors.
  */
-export async function listShopFailed(deps: Deps, domain: string): Promise<ShopFailedWork> {
-  const shop = await currentShop(deps.shops, domain);
+export async function listShopFailed(
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
+  domain: string,
+): Promise<ShopFailedWork> {
+  const shop = await currentShop(ctx.shops, domain);
   const filter = { shopId: shop.id, shopDomain: shop.domain };
   const [trackers, deliveries, counts] = await Promise.all([
-    failedTrackersPage(deps.prisma, filter),
-    failedDeliveriesPage(deps.prisma, filter),
-    countFailed(deps.prisma, filter),
+    failedTrackersPage(ctx.prisma, filter),
+    failedDeliveriesPage(ctx.prisma, filter),
+    countFailed(ctx.prisma, filter),
   ]);
   return {
-    trackers: await trackerViews(deps.prisma, shop.id, trackers.rows),
+    trackers: await trackerViews(ctx.prisma, shop.id, trackers.rows),
     deliveries: deliveries.rows.map(deliveryView),
     counts,
     next: { trackers: trackers.next, deliveries: deliveries.next },
@@ -83,28 +87,28 @@ export async function listShopFailed(deps: Deps, domain: string): Promise<ShopFa
 
 /** The next page of the shop's failed trackers. */
 export async function listShopFailedTrackers(
-  deps: Deps,
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   query: FailedPageQuery,
 ): Promise<{ trackers: FailedTrackerView[]; next: string | null }> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const page = await failedTrackersPage(
-    deps.prisma,
+    ctx.prisma,
     { shopId: shop.id, shopDomain: shop.domain },
     query.after ? { after: query.after } : {},
   );
-  return { trackers: await trackerViews(deps.prisma, shop.id, page.rows), next: page.next };
+  return { trackers: await trackerViews(ctx.prisma, shop.id, page.rows), next: page.next };
 }
 
 /** The next page of the shop's failed deliveries. */
 export async function listShopFailedDeliveries(
-  deps: Deps,
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   query: FailedPageQuery,
 ): Promise<{ deliveries: FailedDeliveryView[]; next: string | null }> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const page = await failedDeliveriesPage(
-    deps.prisma,
+    ctx.prisma,
     { shopId: shop.id, shopDomain: shop.domain },
     query.after ? { after: query.after } : {},
   );
@@ -148,12 +152,12 @@ export type RetryBody = z.output<typeof retryBody>;
  * of it (one statement per kind, however many failed).
  */
 export async function retryShopFailed(
-  deps: Deps,
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   body: RetryBody,
 ): Promise<{ retriedTrackers: number; retriedDeliveries: number }> {
-  const shop = await currentShop(deps.shops, domain);
-  const result = await retryFailed(deps.prisma, {
+  const shop = await currentShop(ctx.shops, domain);
+  const result = await retryFailed(ctx.prisma, {
     shopId: shop.id,
     shopDomain: shop.domain,
     ...(body.trackerIds ? { trackerIds: body.trackerIds } : {}),

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context/app-context.js';
 import { nextDigestTime } from '../../notifications/digest-schedule.js';
 import { parseRecipients, storedRecipients, uniqueAddresses } from '../../notifications/recipients.js';
 import type { NotificationsInput } from '../../settings/notifications.js';
@@ -27,12 +28,6 @@ export interface NotificationSettingsView {
   smtpConfigured: boolean;
 }
 
-export interface NotificationsDeps {
-  shops: ShopRepository;
-  /** SMTP_URL is set (unset: false). */
-  smtpConfigured?: boolean;
-}
-
 function viewOf(shop: Shop, smtpConfigured: boolean): NotificationSettingsView {
   return {
     digestEnabled: shop.digestEnabled,
@@ -46,10 +41,11 @@ function viewOf(shop: Shop, smtpConfigured: boolean): NotificationSettingsView {
 }
 
 export async function getNotificationSettings(
-  deps: NotificationsDeps,
+  ctx: Pick<AppContext, 'shops'>,
   domain: string,
+  smtpConfigured: boolean,
 ): Promise<NotificationSettingsView> {
-  return viewOf(await currentShop(deps.shops, domain), deps.smtpConfigured ?? false);
+  return viewOf(await currentShop(ctx.shops, domain), smtpConfigured);
 }
 
 /**
@@ -57,14 +53,15 @@ export async function getNotificationSettings(
  * due; switching instant Slack posts on starts them from now (nothing older is posted).
  */
 export async function saveNotificationSettings(
-  deps: NotificationsDeps,
+  ctx: Pick<AppContext, 'shops'>,
   domain: string,
   body: NotificationsInput,
+  smtpConfigured: boolean,
   now: Date = new Date(),
 ): Promise<NotificationSettingsView> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   if (body.slackWebhookUrl !== undefined)
-    await deps.shops.saveSlackWebhook(shop.id, body.slackWebhookUrl === '' ? null : body.slackWebhookUrl);
+    await ctx.shops.saveSlackWebhook(shop.id, body.slackWebhookUrl === '' ? null : body.slackWebhookUrl);
 
   const data: Parameters<ShopRepository['updateNotifications']>[1] = {};
   if (body.digestEnabled !== undefined) data.digestEnabled = body.digestEnabled;
@@ -79,6 +76,6 @@ export async function saveNotificationSettings(
   if (shop.nextDigestAt === null || hour !== shop.digestHour)
     data.nextDigestAt = nextDigestTime({ digestHour: hour, timezone: shop.timezone }, now);
 
-  const updated = await deps.shops.updateNotifications(shop.id, data);
-  return viewOf(updated, deps.smtpConfigured ?? false);
+  const updated = await ctx.shops.updateNotifications(shop.id, data);
+  return viewOf(updated, smtpConfigured);
 }

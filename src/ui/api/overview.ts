@@ -1,6 +1,5 @@
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
+import type { AppContext } from '../../context/app-context.js';
 import type { DatabaseClient } from '../../db/client.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { storeProxyPath } from '../../lib/proxy-paths.js';
 import type { HealthKey } from '../vocabulary.js';
 import { countRefusedWrites } from '../../shipments/queries/refused-writes.js';
@@ -62,28 +61,29 @@ async function trackingLinks(prisma: DatabaseClient, shopId: string, on: boolean
 /** The Shipments filter of tracked parcels the tracking service cannot follow (the model's not_followed). */
 const notFollowedFilter = { parcel: 'not_followed', sync: 'tracked' } as const;
 
-type Deps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
-
 /**
  * What the Overview shows. Every health count is taken from the function that builds the list it links
  * to (failed work, refused writes, the shipments filter), so a line can never say "all written"
  * while that list holds refused writes.
  */
-export async function getOverview(deps: Deps, domain: string): Promise<Overview> {
+export async function getOverview(
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers'>,
+  domain: string,
+): Promise<Overview> {
   // The shop is read once; every count below is one statement on an index or a rollup.
-  const current = await currentShop(deps.shops, domain);
+  const current = await currentShop(ctx.shops, domain);
   const shop = overviewOf(current);
   const [failed, refusedWrites, waiting, notFollowed, anyTracker, links, problems, balance] =
     await Promise.all([
-      countFailed(deps.prisma, { shopId: current.id, shopDomain: current.domain }),
-      countRefusedWrites(deps.prisma, current.id),
-      countShopShipments(deps.prisma, current.id, { sync: 'waiting_carrier' }),
+      countFailed(ctx.prisma, { shopId: current.id, shopDomain: current.domain }),
+      countRefusedWrites(ctx.prisma, current.id),
+      countShopShipments(ctx.prisma, current.id, { sync: 'waiting_carrier' }),
       // Tracked parcels the service cannot follow (a wrong carrier or number): they need the merchant too.
-      countShopShipments(deps.prisma, current.id, notFollowedFilter),
-      hasAnyTracker(deps.prisma, current.id),
-      trackingLinks(deps.prisma, current.id, current.linkToTrackingPage),
-      countOpenProblems(deps.prisma, current.id),
-      balanceForecast(deps.prisma, current),
+      countShopShipments(ctx.prisma, current.id, notFollowedFilter),
+      hasAnyTracker(ctx.prisma, current.id),
+      trackingLinks(ctx.prisma, current.id, current.linkToTrackingPage),
+      countOpenProblems(ctx.prisma, current.id),
+      balanceForecast(ctx.prisma, current),
     ]);
   const problem = (n: number, tone: 'warning' | 'critical') => (n === 0 ? 'success' : tone);
   const health: HealthItem[] = [

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
 import type { DatabaseClient } from '../../db/client.js';
 import { keysetCursorParam, keysetPage } from '../../db/keyset-cursor.js';
@@ -18,7 +19,6 @@ import {
   countOpenProblems,
   openProblemsPage,
 } from '../../shipments/queries/problems.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 import { type StatusView, statusView } from './shipment-status.js';
 
@@ -80,24 +80,24 @@ export interface ProblemsPage {
 }
 
 export async function listProblems(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   query: ProblemsQuery,
   now: Date = new Date(),
 ): Promise<ProblemsPage> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const [rows, counts] = await Promise.all([
     openProblemsPage(
-      deps.prisma,
+      ctx.prisma,
       shop.id,
       { kind: query.kind, after: query.after, take: problemsPerPage },
       now,
     ),
-    countOpenProblems(deps.prisma, shop.id, now),
+    countOpenProblems(ctx.prisma, shop.id, now),
   ]);
   const page = keysetPage(rows, problemsPerPage, (r) => r.since);
   const lineOf = await lineOfEachTracker(
-    deps.prisma,
+    ctx.prisma,
     shop.id,
     page.rows.map((r) => r.trackerId),
   );
@@ -159,14 +159,14 @@ export type ProblemChange =
 
 /** Marks an open problem of the shop handled (closed, with the merchant's note). */
 export async function markProblemHandled(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   problemId: string,
   body: z.output<typeof handledBody>,
   now: Date = new Date(),
 ): Promise<ProblemChange> {
-  const shop = await currentShop(deps.shops, domain);
-  return changeOpen(deps.prisma, shop.id, problemId, {
+  const shop = await currentShop(ctx.shops, domain);
+  return changeOpen(ctx.prisma, shop.id, problemId, {
     closedAt: now,
     closedReason: 'handled',
     note: body.note || null,
@@ -175,13 +175,13 @@ export async function markProblemHandled(
 
 /** Hides an open problem of the shop until the start of the given day (UTC); it stays open. */
 export async function snoozeProblem(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   problemId: string,
   body: z.output<typeof snoozeBody>,
 ): Promise<ProblemChange> {
-  const shop = await currentShop(deps.shops, domain);
-  return changeOpen(deps.prisma, shop.id, problemId, { snoozedUntil: new Date(`${body.until}T00:00:00Z`) });
+  const shop = await currentShop(ctx.shops, domain);
+  return changeOpen(ctx.prisma, shop.id, problemId, { snoozedUntil: new Date(`${body.until}T00:00:00Z`) });
 }
 
 async function changeOpen(
@@ -212,10 +212,10 @@ export interface ProblemRulesView {
 }
 
 export async function getProblemRules(
-  deps: { shops: ShopRepository },
+  ctx: Pick<AppContext, 'shops'>,
   domain: string,
 ): Promise<ProblemRulesView> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   return { timezone: shop.timezone, rules: problemRulesOf(shop.problemRules) };
 }
 
@@ -224,17 +224,17 @@ export async function getProblemRules(
  * (closedReason `rule_off`); new days apply to the shipments waiting on a rule, made due again now.
  */
 export async function saveProblemRules(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   body: ProblemRulesInput,
   now: Date = new Date(),
 ): Promise<ProblemRulesView> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const before = problemRulesOf(shop.problemRules);
   const rules = Object.fromEntries(
     problemKinds.map((kind) => [kind, { ...before[kind], ...(body[kind] ?? {}) }]),
   ) as ProblemRules;
   const off = problemKinds.filter((kind) => !rules[kind].on);
-  await applyProblemRules(deps.prisma, shop.id, storedProblemRules(rules), off, now);
+  await applyProblemRules(ctx.prisma, shop.id, storedProblemRules(rules), off, now);
   return { timezone: shop.timezone, rules };
 }

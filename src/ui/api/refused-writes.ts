@@ -1,7 +1,6 @@
-import type { DatabaseClient } from '../../db/client.js';
+import type { AppContext } from '../../context/app-context.js';
 import { orderNamesOfTrackers } from '../../shipments/queries/order-names.js';
 import { countRefusedWrites, refusedWritesPage } from '../../shipments/queries/refused-writes.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 import type { FailedPageQuery } from './failed-work.js';
 
@@ -35,17 +34,17 @@ export interface RefusedWrites {
  * growing wait), counted and paged: GET /store-writes/refused, `after` the previous page's `next`.
  */
 export async function listRefusedWrites(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   query: FailedPageQuery,
 ): Promise<RefusedWrites> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const [failed, page] = await Promise.all([
-    countRefusedWrites(deps.prisma, shop.id),
-    refusedWritesPage(deps.prisma, shop.id, query.after ? { after: query.after } : {}),
+    countRefusedWrites(ctx.prisma, shop.id),
+    refusedWritesPage(ctx.prisma, shop.id, query.after ? { after: query.after } : {}),
   ]);
   const orderNames = await orderNamesOfTrackers(
-    deps.prisma,
+    ctx.prisma,
     shop.id,
     page.rows.map((w) => w.trackerId),
   );

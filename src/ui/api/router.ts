@@ -1,13 +1,9 @@
+import type { AppContext } from '../../context/app-context.js';
 import { once } from 'node:events';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
-import type { DatabaseClient } from '../../db/client.js';
 import { storableString } from '../../db/storable-text.js';
 import { describeError, newErrorId } from '../../errors/error-log.js';
-import type { Logger } from '../../logger.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
-import type { TrackingClient } from '../../tracking/client.js';
 import { analyticsQuery, deliveryAnalytics } from './analytics.js';
 import { backfillBody, getShopBackfill, startShopBackfill } from './backfill.js';
 import { carrierListQuery, searchCarriers } from './carrier-list.js';
@@ -57,16 +53,12 @@ import {
 } from './tracking-page.js';
 import { type InputIssue, parseInput } from './validation.js';
 
-export interface PageApiDeps {
-  prisma: DatabaseClient;
-  shops: ShopRepository;
-  carriers: CarrierRepository;
-  client: TrackingClient;
-  logger: Logger;
+/** The page API's own settings, beside the context. */
+export interface PageApiSettings {
   /** The app's public URL (SHOPIFY_APP_URL): the status push URL is shown under it. */
   appUrl: string;
-  /** SMTP_URL is set, so digest e-mails can go (GET /notifications says so); unset: false. */
-  smtpConfigured?: boolean;
+  /** SMTP_URL is set, so digest e-mails can go (GET /notifications says so). */
+  smtpConfigured: boolean;
 }
 
 /** A tracker id in the path: text the database cannot take is refused (400); anything else unknown is 404. */
@@ -79,7 +71,7 @@ const trackerIdMaxLength = 100;
  * only; nothing in a request body or query names a shop. Routes only validate and answer: the work is in
  * the use cases beside this file.
  */
-export function createPageApi(deps: PageApiDeps): express.Router {
+export function createPageApi(ctx: AppContext, settings: PageApiSettings): express.Router {
   const router = express.Router();
   // The tracking page's documents are small: a tighter bound than the others' (parsed once, here).
   router.use('/tracking-page', express.json({ limit: trackingPageBodyLimit }));
@@ -101,74 +93,74 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   };
 
   router.get('/shop', async (_req, res) => {
-    res.json(await getShopOverview(deps, shopOf(res)));
+    res.json(await getShopOverview(ctx, shopOf(res)));
   });
 
   router.put('/connection', async (req, res) => {
     const body = parseInput(connectionSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    const result = await saveConnection(deps, shopOf(res), body.value);
+    const result = await saveConnection(ctx, shopOf(res), body.value);
     if (result.ok) res.json({ ok: true, shop: result.shop });
     else res.status(422).json({ ok: false, reason: result.reason, message: result.message });
   });
 
   router.get('/status-push', async (_req, res) => {
-    res.json(await getStatusPush(deps, shopOf(res)));
+    res.json(await getStatusPush(ctx, shopOf(res), settings.appUrl));
   });
 
   router.post('/status-push/rotate', async (_req, res) => {
-    res.json(await rotateStatusPush(deps, shopOf(res)));
+    res.json(await rotateStatusPush(ctx, shopOf(res), settings.appUrl));
   });
 
   router.put('/settings', async (req, res) => {
     const body = parseInput(behaviourSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await updateShopSettings(deps, shopOf(res), body.value));
+    res.json(await updateShopSettings(ctx, shopOf(res), body.value));
   });
 
   router.get('/notifications', async (_req, res) => {
-    res.json(await getNotificationSettings(deps, shopOf(res)));
+    res.json(await getNotificationSettings(ctx, shopOf(res), settings.smtpConfigured));
   });
 
   router.put('/notifications', async (req, res) => {
     const body = parseInput(notificationsSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await saveNotificationSettings(deps, shopOf(res), body.value));
+    res.json(await saveNotificationSettings(ctx, shopOf(res), body.value, settings.smtpConfigured));
   });
 
   router.get('/tracking-page', async (_req, res) => {
-    res.json(await getTrackingPage(deps, shopOf(res)));
+    res.json(await getTrackingPage(ctx, shopOf(res)));
   });
 
   router.put('/tracking-page', async (req, res) => {
     const body = parseInput(trackingPageBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await saveTrackingPage(deps, shopOf(res), body.value));
+    res.json(await saveTrackingPage(ctx, shopOf(res), body.value));
   });
 
   // The shoppers' page as the settings typed so far would make it (nothing is saved).
   router.post('/tracking-page/preview', async (req, res) => {
     const body = parseInput(previewBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await previewTrackingPage(deps, shopOf(res), body.value));
+    res.json(await previewTrackingPage(ctx, shopOf(res), body.value));
   });
 
   router.get('/carriers/seen', async (req, res) => {
     const query = parseInput(seenCarriersQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listSeenCarriers(deps, shopOf(res), query.value));
+    res.json(await listSeenCarriers(ctx, shopOf(res), query.value));
   });
 
   router.get('/carriers', async (req, res) => {
     const query = parseInput(carrierListQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await searchCarriers(deps, query.value));
+    res.json(await searchCarriers(ctx, query.value));
   });
 
   router.put('/carriers/mapping', async (req, res) => {
     const body = parseInput(mappingBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    const result = await saveCarrierMapping(deps, shopOf(res), body.value);
+    const result = await saveCarrierMapping(ctx, shopOf(res), body.value);
     if (result.ok) {
       res.json({ remapped: result.remapped, stillWaiting: result.stillWaiting });
     } else if (result.reason === 'unknown_slug') {
@@ -183,14 +175,14 @@ export function createPageApi(deps: PageApiDeps): express.Router {
   router.get('/shipments', async (req, res) => {
     const query = parseInput(shipmentsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listShipments(deps, shopOf(res), query.value));
+    res.json(await listShipments(ctx, shopOf(res), query.value));
   });
 
   // Before /shipments/:trackerId. Streamed in batches: a large shop is never held in memory at once.
   router.get('/shipments.csv', async (req, res) => {
     const query = parseInput(shipmentsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    const batches = exportShipments(deps, shopOf(res), query.value);
+    const batches = exportShipments(ctx, shopOf(res), query.value);
     const first = await batches.next();
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${csvFileName()}"`);
@@ -206,25 +198,25 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     if (!params.ok) return invalid(res, params.issues);
     const id = params.value.trackerId;
     const detail =
-      id !== '' && id.length <= trackerIdMaxLength ? await getShipmentDetail(deps, shopOf(res), id) : null;
+      id !== '' && id.length <= trackerIdMaxLength ? await getShipmentDetail(ctx, shopOf(res), id) : null;
     if (detail) res.json(detail);
     else res.status(404).json({ error: 'not_found' });
   });
 
   router.get('/problems/rules', async (_req, res) => {
-    res.json(await getProblemRules(deps, shopOf(res)));
+    res.json(await getProblemRules(ctx, shopOf(res)));
   });
 
   router.put('/problems/rules', async (req, res) => {
     const body = parseInput(problemRulesSchema, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await saveProblemRules(deps, shopOf(res), body.value));
+    res.json(await saveProblemRules(ctx, shopOf(res), body.value));
   });
 
   router.get('/problems', async (req, res) => {
     const query = parseInput(problemsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listProblems(deps, shopOf(res), query.value));
+    res.json(await listProblems(ctx, shopOf(res), query.value));
   });
 
   /** Answers a change of one problem: 404 when the shop has no such problem, 409 when it is closed already. */
@@ -239,7 +231,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     if (!params.ok) return invalid(res, params.issues);
     const body = parseInput(handledBody, req.body ?? {});
     if (!body.ok) return invalid(res, body.issues);
-    problemChange(res, await markProblemHandled(deps, shopOf(res), params.value.problemId, body.value));
+    problemChange(res, await markProblemHandled(ctx, shopOf(res), params.value.problemId, body.value));
   });
 
   router.post('/problems/:problemId/snooze', async (req, res) => {
@@ -247,57 +239,57 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     if (!params.ok) return invalid(res, params.issues);
     const body = parseInput(snoozeBody, req.body);
     if (!body.ok) return invalid(res, body.issues);
-    problemChange(res, await snoozeProblem(deps, shopOf(res), params.value.problemId, body.value));
+    problemChange(res, await snoozeProblem(ctx, shopOf(res), params.value.problemId, body.value));
   });
 
   router.get('/overview', async (_req, res) => {
-    res.json(await getOverview(deps, shopOf(res)));
+    res.json(await getOverview(ctx, shopOf(res)));
   });
 
   router.get('/analytics', async (req, res) => {
     const query = parseInput(analyticsQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await deliveryAnalytics(deps, shopOf(res), query.value.days));
+    res.json(await deliveryAnalytics(ctx, shopOf(res), query.value.days));
   });
 
   router.get('/failed', async (_req, res) => {
-    res.json(await listShopFailed(deps, shopOf(res)));
+    res.json(await listShopFailed(ctx, shopOf(res)));
   });
 
   // The next pages of the failed lists (`after`: the `next` cursor the previous page gave).
   router.get('/failed/trackers', async (req, res) => {
     const query = parseInput(failedPageQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listShopFailedTrackers(deps, shopOf(res), query.value));
+    res.json(await listShopFailedTrackers(ctx, shopOf(res), query.value));
   });
 
   router.get('/failed/deliveries', async (req, res) => {
     const query = parseInput(failedPageQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listShopFailedDeliveries(deps, shopOf(res), query.value));
+    res.json(await listShopFailedDeliveries(ctx, shopOf(res), query.value));
   });
 
   router.get('/store-writes/refused', async (req, res) => {
     const query = parseInput(failedPageQuery, req.query);
     if (!query.ok) return invalid(res, query.issues);
-    res.json(await listRefusedWrites(deps, shopOf(res), query.value));
+    res.json(await listRefusedWrites(ctx, shopOf(res), query.value));
   });
 
   router.post('/failed/retry', async (req, res) => {
     // An empty POST (no body at all) means "retry everything of this shop".
     const body = parseInput(retryBody, req.body ?? {});
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await retryShopFailed(deps, shopOf(res), body.value));
+    res.json(await retryShopFailed(ctx, shopOf(res), body.value));
   });
 
   router.get('/backfill', async (_req, res) => {
-    res.json(await getShopBackfill(deps, shopOf(res)));
+    res.json(await getShopBackfill(ctx, shopOf(res)));
   });
 
   router.post('/backfill', async (req, res) => {
     const body = parseInput(backfillBody, req.body ?? {});
     if (!body.ok) return invalid(res, body.issues);
-    res.json(await startShopBackfill(deps, shopOf(res), body.value));
+    res.json(await startShopBackfill(ctx, shopOf(res), body.value));
   });
 
   router.use((_req, res) => {
@@ -321,7 +313,7 @@ export function createPageApi(deps: PageApiDeps): express.Router {
     // Never the body (it may hold the API key) nor a whole error (Prisma's repeat their arguments); an
     // id the answer carries too, so the merchant's report leads to this line.
     const errorId = newErrorId();
-    deps.logger.error(
+    ctx.logger.error(
       { errorId, method: req.method, path: req.path.slice(0, 200), error: describeError(error) },
       'page API failed',
     );

@@ -1,5 +1,5 @@
-import { type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
-import type { DatabaseClient } from '../../db/client.js';
+import type { AppContext } from '../../context/app-context.js';
+import { type ShopSettings, viewOf } from '../../shops/shop-repository.js';
 import type { BehaviourInput } from '../../settings/behaviour.js';
 import { changeShopSettings } from '../../shipments/shop-settings.js';
 import { currentShop } from './current-shop.js';
@@ -17,16 +17,16 @@ const settingKeys = [
 
 /** Changes any of the shop's settings; the others stay as they are. */
 export async function updateShopSettings(
-  deps: { prisma: DatabaseClient; shops: ShopRepository },
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   body: BehaviourInput,
 ): Promise<{ settings: ShopSettings }> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const changes: Partial<ShopSettings> = {};
   for (const key of settingKeys) {
     if (body[key] !== undefined) Object.assign(changes, { [key]: body[key] });
   }
   const updated =
-    Object.keys(changes).length > 0 ? await changeShopSettings(deps.prisma, shop.id, changes) : shop;
+    Object.keys(changes).length > 0 ? await changeShopSettings(ctx.prisma, shop.id, changes) : shop;
   return { settings: viewOf(updated).settings };
 }

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context/app-context.js';
 import { queueShipmentChanges } from '../../flow/queue-triggers.js';
 import {
   lineOfTracker,
@@ -5,9 +6,7 @@ import {
   storeEventsOfTracker,
   wantedFulfillmentsOf,
 } from '../../shipments/queries/shipment-detail.js';
-import type { DatabaseClient } from '../../db/client.js';
 import type { ShopRepository } from '../../shops/shop-repository.js';
-import type { TrackingClient } from '../../tracking/client.js';
 import type { StoredEvent } from '../../shipments/status.js';
 import type { TrackingEvent, TrackingLocation } from '../../tracking/types.js';
 import { currentShop } from './current-shop.js';
@@ -100,16 +99,16 @@ function eventOf(event: TrackingEvent) {
  * shop's.
  */
 export async function getShipmentDetail(
-  deps: { prisma: DatabaseClient; shops: ShopRepository; client: TrackingClient },
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'client'>,
   domain: string,
   trackerId: string,
 ): Promise<ShipmentDetail | null> {
-  const shop = await currentShop(deps.shops, domain);
-  const tracker = await shopTracker(deps.prisma, shop.id, trackerId);
+  const shop = await currentShop(ctx.shops, domain);
+  const tracker = await shopTracker(ctx.prisma, shop.id, trackerId);
   if (!tracker) return null;
   const [line, storeEvents] = await Promise.all([
-    lineOfTracker(deps.prisma, shop.id, tracker.id),
-    storeEventsOfTracker(deps.prisma, shop.id, tracker.id, storeEventsShown),
+    lineOfTracker(ctx.prisma, shop.id, tracker.id),
+    storeEventsOfTracker(ctx.prisma, shop.id, tracker.id, storeEventsShown),
   ]);
   const read = tracker.status !== null || tracker.statusCheckedAt !== null || tracker.events !== null;
   // A line that ended in the store (a cancelled fulfilment) shows its cancellation and no estimate.
@@ -155,7 +154,7 @@ export async function getShipmentDetail(
 
   let credentials: Awaited<ReturnType<ShopRepository['credentials']>>;
   try {
-    credentials = await deps.shops.credentials(shop);
+    credentials = await ctx.shops.credentials(shop);
   } catch {
     detail.error = {
       reason: 'credentials_unreadable',
@@ -170,7 +169,7 @@ export async function getShipmentDetail(
     };
     return detail;
   }
-  const result = await deps.client.getShipment(credentials, {
+  const result = await ctx.client.getShipment(credentials, {
     trackingNumber: tracker.trackingNumber,
     trackingProvider: tracker.provider,
   });
@@ -181,8 +180,8 @@ export async function getShipmentDetail(
   const shipment = result.value;
   // What was read is stored as a poll stores it (status, history, store updates without duplicates), so
   // the list shows what the timeline shows. A poll holding the row stores its own read instead.
-  const lines = await wantedFulfillmentsOf(deps.prisma, shop.id, tracker.id);
-  const reading = { prisma: deps.prisma, onStored: queueShipmentChanges };
+  const lines = await wantedFulfillmentsOf(ctx.prisma, shop.id, tracker.id);
+  const reading = { prisma: ctx.prisma, onStored: queueShipmentChanges };
   const stored = await storeShipmentRead(reading, { ...tracker, lines, shop }, shipment, new Date(), {
     guard: { pollLeaseOwner: null },
   });

@@ -1,5 +1,5 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { CarrierRepository } from '../../carriers/carrier-repository.js';
 import type { DatabaseClient } from '../../db/client.js';
 import { encodeCursor, keysetCursorParam } from '../../db/keyset-cursor.js';
 import { storableString } from '../../db/storable-text.js';
@@ -14,7 +14,6 @@ import {
   type ShipmentFilter,
   shipmentCounts,
 } from '../../shipments/queries/shipment-list.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import {
   describeFailure,
   type ParcelGroup,
@@ -229,8 +228,6 @@ export function shipmentListRowOf(
   };
 }
 
-type ListDeps = { prisma: DatabaseClient; shops: ShopRepository; carriers: CarrierRepository };
-
 /**
  * The shop's shipments, one row per tracking number on a fulfilment, newest first, 50 a page by keyset,
  * with every filter's counts (from the rollup, or the search's matches). Rows and counts are built from
@@ -238,24 +235,24 @@ type ListDeps = { prisma: DatabaseClient; shops: ShopRepository; carriers: Carri
  * number of rows that filter shows.
  */
 export async function listShipments(
-  deps: ListDeps,
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers'>,
   domain: string,
   query: ShipmentsQuery,
 ): Promise<ShipmentsList> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const filter = filterOf(query);
   const [page, cells] = await Promise.all([
-    pageOfLines(deps.prisma, shop.id, filter, {
+    pageOfLines(ctx.prisma, shop.id, filter, {
       after: query.after,
       before: query.before,
       limit: shipmentsPerPage,
     }),
-    shipmentCounts(deps.prisma, shop.id, filter),
+    shipmentCounts(ctx.prisma, shop.id, filter),
   ]);
   const [labels, delivered] = await Promise.all([
-    deps.carriers.labelsOf(page.lines.flatMap((l) => (l.tracker ? [l.tracker.provider] : []))),
+    ctx.carriers.labelsOf(page.lines.flatMap((l) => (l.tracker ? [l.tracker.provider] : []))),
     shop.showOrderDelivered
-      ? ordersAllDelivered(deps.prisma, shop.id, [...new Set(page.lines.map((l) => l.orderId))])
+      ? ordersAllDelivered(ctx.prisma, shop.id, [...new Set(page.lines.map((l) => l.orderId))])
       : Promise.resolve(new Set<string>()),
   ]);
   const first = page.lines[0];
@@ -290,17 +287,17 @@ const exportBatch = 500;
  * range read from where the last one stopped, so the export is linear in the rows and holds one batch.
  */
 export async function* exportShipments(
-  deps: ListDeps,
+  ctx: Pick<AppContext, 'prisma' | 'shops' | 'carriers'>,
   domain: string,
   query: Omit<ShipmentsQuery, 'after' | 'before'>,
 ): AsyncGenerator<ShipmentListRow[]> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   const filter = filterOf(query);
   let after: ShipmentCursor | undefined;
   for (;;) {
-    const page = await pageOfLines(deps.prisma, shop.id, filter, { after, limit: exportBatch });
+    const page = await pageOfLines(ctx.prisma, shop.id, filter, { after, limit: exportBatch });
     if (page.lines.length === 0) return;
-    const labels = await deps.carriers.labelsOf(
+    const labels = await ctx.carriers.labelsOf(
       page.lines.flatMap((l) => (l.tracker ? [l.tracker.provider] : [])),
     );
     yield page.lines.map((line) => shipmentListRowOf(line, labels));

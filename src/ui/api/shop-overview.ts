@@ -1,4 +1,5 @@
-import { type Shop, type ShopRepository, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
+import type { AppContext } from '../../context/app-context.js';
+import { type Shop, type ShopSettings, viewOf } from '../../shops/shop-repository.js';
 import { currentShop } from './current-shop.js';
 
 /** Below this many trackers left, the page warns that the balance is running out. */
@@ -34,9 +35,6 @@ export function overviewOf(shop: Shop): ShopOverview {
   };
 }
 
-export async function getShopOverview(
-  deps: { shops: ShopRepository },
-  domain: string,
-): Promise<ShopOverview> {
-  return overviewOf(await currentShop(deps.shops, domain));
+export async function getShopOverview(ctx: Pick<AppContext, 'shops'>, domain: string): Promise<ShopOverview> {
+  return overviewOf(await currentShop(ctx.shops, domain));
 }

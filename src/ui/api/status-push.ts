@@ -1,5 +1,4 @@
-import type { DatabaseClient } from '../../db/client.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
+import type { AppContext } from '../../context/app-context.js';
 import { pushesArriving } from '../../shipments/status.js';
 import { ensurePushToken, rotatePushToken, statusPushUrl } from '../../status-pushes/token.js';
 import { currentShop } from './current-shop.js';
@@ -14,28 +13,34 @@ export interface StatusPushView {
   safetyPollHours: number;
 }
 
-type Deps = { prisma: DatabaseClient; shops: ShopRepository; appUrl: string };
-
-export async function getStatusPush(deps: Deps, domain: string): Promise<StatusPushView> {
-  const shop = await currentShop(deps.shops, domain);
-  const token = await ensurePushToken(deps.prisma, shop.id);
-  return viewOf(deps, shop, token);
+export async function getStatusPush(
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
+  domain: string,
+  appUrl: string,
+): Promise<StatusPushView> {
+  const shop = await currentShop(ctx.shops, domain);
+  const token = await ensurePushToken(ctx.prisma, shop.id);
+  return viewOf(appUrl, shop, token);
 }
 
 /** A new URL; the old one is refused from now on (register the new one at the service). */
-export async function rotateStatusPush(deps: Deps, domain: string): Promise<StatusPushView> {
-  const shop = await currentShop(deps.shops, domain);
-  const token = await rotatePushToken(deps.prisma, shop.id);
-  return viewOf(deps, shop, token);
+export async function rotateStatusPush(
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
+  domain: string,
+  appUrl: string,
+): Promise<StatusPushView> {
+  const shop = await currentShop(ctx.shops, domain);
+  const token = await rotatePushToken(ctx.prisma, shop.id);
+  return viewOf(appUrl, shop, token);
 }
 
 function viewOf(
-  deps: Deps,
+  appUrl: string,
   shop: { lastStatusPushAt: Date | null; pushSafetyPollHours: number },
   token: string,
 ): StatusPushView {
   return {
-    statusPushUrl: statusPushUrl(deps.appUrl, token),
+    statusPushUrl: statusPushUrl(appUrl, token),
     lastPushAt: shop.lastStatusPushAt,
     arriving: pushesArriving(shop, new Date()),
     safetyPollHours: shop.pushSafetyPollHours,

@@ -1,9 +1,8 @@
+import type { AppContext } from '../../context/app-context.js';
 import { z } from 'zod';
-import type { DatabaseClient } from '../../db/client.js';
 import { type ShopperLocale, shopperLocales } from '../../lib/shopper-locales.js';
 import { proxyMessages } from '../../proxy/messages.js';
 import { renderTrackingPagePreview } from '../../proxy/preview.js';
-import type { ShopRepository } from '../../shops/shop-repository.js';
 import {
   readTrackingPageSettings,
   saveTrackingPageSettings,
@@ -50,11 +49,6 @@ export interface TrackingPageView {
   defaults: Record<ShopperLocale, string>;
 }
 
-export interface TrackingPageDeps {
-  prisma: DatabaseClient;
-  shops: ShopRepository;
-}
-
 function defaultMessages(): Record<ShopperLocale, string> {
   return Object.fromEntries(shopperLocales.map((locale) => [locale, proxyMessages(locale).intro])) as Record<
     ShopperLocale,
@@ -66,29 +60,32 @@ function viewOf(settings: TrackingPageSettings, contactEmail: string | null): Tr
   return { settings, contactEmail, locales: [...shopperLocales], defaults: defaultMessages() };
 }
 
-export async function getTrackingPage(deps: TrackingPageDeps, domain: string): Promise<TrackingPageView> {
-  const shop = await currentShop(deps.shops, domain);
-  return viewOf(await readTrackingPageSettings(deps.prisma, shop.id), shop.contactEmail);
+export async function getTrackingPage(
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
+  domain: string,
+): Promise<TrackingPageView> {
+  const shop = await currentShop(ctx.shops, domain);
+  return viewOf(await readTrackingPageSettings(ctx.prisma, shop.id), shop.contactEmail);
 }
 
 /** Replaces the shop's document; answers it as it now reads. */
 export async function saveTrackingPage(
-  deps: TrackingPageDeps,
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   settings: TrackingPageSettings,
 ): Promise<TrackingPageView> {
-  const shop = await currentShop(deps.shops, domain);
-  await saveTrackingPageSettings(deps.prisma, shop.id, settings);
-  return viewOf(await readTrackingPageSettings(deps.prisma, shop.id), shop.contactEmail);
+  const shop = await currentShop(ctx.shops, domain);
+  await saveTrackingPageSettings(ctx.prisma, shop.id, settings);
+  return viewOf(await readTrackingPageSettings(ctx.prisma, shop.id), shop.contactEmail);
 }
 
 /** The shoppers' page (a whole HTML document) as these settings would make it; nothing is stored. */
 export async function previewTrackingPage(
-  deps: TrackingPageDeps,
+  ctx: Pick<AppContext, 'prisma' | 'shops'>,
   domain: string,
   body: PreviewBody,
 ): Promise<{ html: string }> {
-  const shop = await currentShop(deps.shops, domain);
+  const shop = await currentShop(ctx.shops, domain);
   return {
     html: renderTrackingPagePreview({
       settings: body.settings,

@@ -1,7 +1,6 @@
+import type { AppContext } from '../../context/app-context.js';
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { DatabaseClient } from '../../db/client.js';
-import type { Logger } from '../../logger.js';
 import { authPath, type TracksyncShopify } from '../../shopify/api.js';
 import { type OfflineTokenExchange, offlineTokenExchange, recordInstall } from '../../shopify/install.js';
 import { myshopifyDomain } from '../../lib/shop-domain.js';
@@ -62,14 +61,6 @@ export function setFrameAncestors(
   res.setHeader('Content-Security-Policy', frameAncestorsPolicy(shop, styleNonce));
 }
 
-export interface EmbeddedPageDeps {
-  shopify: TracksyncShopify;
-  prisma: DatabaseClient;
-  logger: Logger;
-  /** Default: shopify.api.auth.tokenExchange for an offline token (expiring, with a refresh token). */
-  exchange?: OfflineTokenExchange;
-}
-
 /**
  * In front of the page (GET /): makes sure the store has an offline token before the page loads.
  *
@@ -81,9 +72,13 @@ export interface EmbeddedPageDeps {
  * - Without `id_token` and with no session: off to the OAuth flow, `/api/auth?shop=…` (host and
  *   embedded passed along, so an embedded load leaves the iframe first).
  */
-export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
-  const { shopify, logger } = deps;
-  const exchange = deps.exchange ?? offlineTokenExchange(shopify);
+/** `exchange` defaults to shopify.api.auth.tokenExchange for an offline token (expiring, with a refresh token). */
+export function embeddedPageAuth(
+  ctx: Pick<AppContext, 'prisma' | 'logger'>,
+  shopify: TracksyncShopify,
+  exchange: OfflineTokenExchange = offlineTokenExchange(shopify),
+): RequestHandler {
+  const { logger } = ctx;
   const storage = shopify.config.sessionStorage;
 
   return async (req, res, next) => {
@@ -145,7 +140,7 @@ export function embeddedPageAuth(deps: EmbeddedPageDeps): RequestHandler {
       res.status(502).type('text/plain').send('The store did not grant the app access; reload to try again.');
       return;
     }
-    await recordInstall(deps.prisma, shop);
+    await recordInstall(ctx.prisma, shop);
     logger.info({ shop }, 'app installed (token exchange)');
     next();
   };

@@ -1,12 +1,12 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { PageApiDeps } from '../../../src/ui/api/router.js';
+import type { AppContext } from '../../../src/context/app-context.js';
 import { createPageApi } from '../../../src/ui/api/router.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
 
 /** What the router does when a use case throws, or the body is refused before any use case runs. */
-function appWith(deps: Partial<PageApiDeps>) {
+function appWith(parts: Partial<AppContext>) {
   const logs = captureLogger('debug');
   const http = express();
   http.use(
@@ -15,7 +15,10 @@ function appWith(deps: Partial<PageApiDeps>) {
       res.locals.shopDomain = 'errors.myshopify.com';
       next();
     },
-    createPageApi({ logger: logs.logger, ...deps } as PageApiDeps),
+    createPageApi({ logger: logs.logger, ...parts } as AppContext, {
+      appUrl: 'https://tracksync.example',
+      smtpConfigured: false,
+    }),
   );
   return { http, logs };
 }
@@ -29,7 +32,7 @@ describe('unexpected failures', () => {
           new Error(`Invalid \`prisma.shop.findUnique()\` invocation:\n{ apiKey: "${secret}" }`),
         ),
     };
-    const { http, logs } = appWith({ shops: failing as unknown as PageApiDeps['shops'] });
+    const { http, logs } = appWith({ shops: failing as unknown as AppContext['shops'] });
     const res = await request(http).get('/api/shop');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'internal_error', errorId: expect.stringMatching(/^[0-9a-f]{16}$/) });

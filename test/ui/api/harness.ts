@@ -78,14 +78,10 @@ export async function startPageApi(): Promise<PageApiHarness> {
       if (shop) res.locals.shopDomain = shop;
       next();
     },
-    createPageApi({
-      prisma: runtime.db.prisma,
-      shops: runtime.shops,
-      carriers: runtime.carriers,
-      client: runtime.client,
-      logger: logs.logger,
-      appUrl: 'https://tracksync.example',
-    }),
+    createPageApi(
+      { ...runtime.context, logger: logs.logger },
+      { appUrl: 'https://tracksync.example', smtpConfigured: false },
+    ),
   );
 
   const prisma = runtime.db.prisma;
