@@ -4,17 +4,8 @@
  * sends the same burst. Also what the emulator must end up holding: one tracker per (shop, number, provider).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readSample } from '../tools/dev/samples.js';
 import { webhookApiVersion } from '../tools/dev/webhook-sign.js';
-import { ROOT } from './processes.js';
-
-export const FIXTURES_DIR = path.resolve(ROOT, '..', 'shared', 'fixtures', 'shopify');
-
-/** A store fixture by name (e.g. `fulfillments-create.ups`). */
-export function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path.join(FIXTURES_DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
-}
 
 export interface BenchShop {
   domain: string;
@@ -49,7 +40,7 @@ export const burstCarriers: ReadonlyArray<{ name: string; slug: string }> = [
   { name: 'Canada Post', slug: 'canada-post' },
   { name: 'Royal Mail', slug: 'royal-mail' },
   { name: 'Australia Post', slug: 'australia-post' },
-  // Needs postal_code and destination_country: the fixture's destination has both.
+  // Needs postal_code and destination_country: the sample's destination has both.
   { name: 'PostNL International 3S', slug: 'postnl-3s' },
 ];
 
@@ -89,7 +80,7 @@ export function trackerKey(trackingNumber: string, provider: string): string {
 
 export function makeBurst(options: { fulfillments: number; shops: BenchShop[]; seed: number }): Burst {
   const random = prng(options.seed);
-  const base = fixture('fulfillments-create.ups');
+  const base = readSample('fulfillments-create.ups');
   const expected = new Map<string, Set<string>>(options.shops.map((s) => [s.appName, new Set<string>()]));
   const deliveries: BurstDelivery[] = [];
   const triggeredAt = new Date();

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
-import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
+import { benchShops, emulatorAccounts, makeBurst } from './burst.js';
+import { readSample } from '../tools/dev/samples.js';
 import { Cleanup } from './cleanup.js';
 import { prepareDrain } from './drain.js';
 import { startEmulatorProcess } from './emulator.js';
@@ -54,7 +55,7 @@ async function main(cleanup: Cleanup) {
         ...params.intake,
         secret,
         shops: shops.map((s) => s.domain),
-        fixture: fixture('fulfillments-create.ups'),
+        fixture: readSample('fulfillments-create.ups'),
         loadgen,
         log: write,
       });

@@ -2,7 +2,7 @@
  * The fulfilment fast reader against the zod schema alone (issue 32: a hand-written reader stays only if a
  * figure justifies it): `npx tsx bench/fulfilment-reader.ts [--ms 200] [--rounds 25]`.
  *
- * Over the repository's sample fulfilment bodies (../shared/fixtures/shopify/fulfillments-*.json, as
+ * Over the project's sample fulfilment bodies (samples/shopify/fulfillments-*.json, as
  * `npm run dev:send` delivers them), parsed once, it times what the hot paths do with a body:
  * - `read`: the worker's read, parseFulfillmentPayload (hand-read, zod where not plainly well-formed)
  *   against fulfillmentPayload.safeParse;
@@ -11,11 +11,10 @@
  * drifting weighs on all four alike); the median round's ops/s is printed as
  * `name: value` lines, with the ratio hand ÷ zod.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { fixtureNames, fixturePath } from '../tools/dev/dev-tools.js';
+import { sampleNames, samplesDir, readSample } from '../tools/dev/samples.js';
 import {
   fulfillmentPayload,
   isPlainFulfillment,
@@ -28,11 +27,9 @@ const { values } = parseArgs({
 const roundMs = Number(values.ms);
 const rounds = Number(values.rounds);
 
-const names = fixtureNames().filter((name) => name.startsWith('fulfillments-'));
-if (names.length === 0) throw new Error('No sample fulfilment bodies in ../shared/fixtures/shopify');
-const bodies: unknown[] = names.map(
-  (name) => JSON.parse(readFileSync(fixturePath(name)!, 'utf8')) as unknown,
-);
+const names = sampleNames().filter((name) => name.startsWith('fulfillments-'));
+if (names.length === 0) throw new Error(`No sample fulfilment bodies in ${samplesDir}`);
+const bodies: unknown[] = names.map((name) => readSample(name));
 
 // Both must take every sample alike, or the comparison is of different work.
 for (const [i, body] of bodies.entries()) {

@@ -323,7 +323,7 @@ export function parameterLines(
     `mode: ${params.mode}`,
     `intake: load generator = autocannon 9 in a child process, ${intake.connections} connections, ` +
       `${intake.warmupSec} s warm-up then ${intake.durationSec} s per server, one server loaded at a time; ` +
-      `every request a fulfilments/create body (shared fixture, ids made unique) with its own X-Shopify-Event-Id ` +
+      `every request a fulfilments/create body (the UPS sample of samples/shopify, ids made unique) with its own X-Shopify-Event-Id ` +
       `and an X-Shopify-Hmac-Sha256 computed over that body; 127.0.0.1 only`,
     `intake app: node --import tsx src/app/main.ts --role web, fresh SQLite file (WAL) / fresh PostgreSQL database, LOG_LEVEL=warn`,
     `half load: ${intake.halfLoadSec} s at half the app's measured max, (a) autocannon overallRate ` +

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
-import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
+import { benchShops, emulatorAccounts, makeBurst } from './burst.js';
+import { readSample } from '../tools/dev/samples.js';
 import { Cleanup } from './cleanup.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';
 import { machineBusyNow } from './cpu.js';
@@ -154,7 +155,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     ...params.intake,
     secret,
     shops: shops.map((s) => s.domain),
-    fixture: fixture('fulfillments-create.ups'),
+    fixture: readSample('fulfillments-create.ups'),
     loadgen,
     log: progress,
   });

@@ -103,7 +103,7 @@ afterAll(async () => {
 });
 
 describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
-  it('starts app and emulator, connects the demo shop, turns a sent fixture into a tracker, stops on SIGTERM', async () => {
+  it('starts app and emulator, connects the demo shop, turns a sent sample into a tracker, stops on SIGTERM', async () => {
     const dev = start('tools/dev/dev.ts', [], env);
     const banner = await waitForOutput(dev, 'Ctrl+C stops everything.', 60_000);
     expect(banner).toContain(`app:        http://127.0.0.1:${appPort}`);
@@ -210,12 +210,12 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
-  it('dev:send refuses an unknown fixture (exit 2), listing those there are', async () => {
-    const sent = await runToEnd(start('tools/dev/dev-send.ts', ['no-such-fixture'], {}), 20_000);
+  it('dev:send refuses an unknown sample (exit 2), listing those there are', async () => {
+    const sent = await runToEnd(start('tools/dev/dev-send.ts', ['no-such-sample'], {}), 20_000);
     expect(sent.code).toBe(2);
-    expect(sent.out).toContain('no fixture "no-such-fixture"');
+    expect(sent.out).toContain('no sample "no-such-sample" in samples/shopify/');
     expect(sent.out).toContain('fulfillments-create.ups');
-    expect(sent.out).toContain('Usage: npm run dev:send -- <fixture>');
+    expect(sent.out).toContain('Usage: npm run dev:send -- <sample>');
   });
 
   it('dev:send says when the app is not running (exit 1)', async () => {

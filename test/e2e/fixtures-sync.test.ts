@@ -4,7 +4,7 @@ import { addShop, numbersOf } from '../helpers/scenario.js';
 import { fixture } from '../helpers/webhooks.js';
 
 /**
- * The store platform's fixtures through the whole app: signed delivery → intake → worker → desired state →
+ * The project's sample deliveries (samples/shopify) through the whole app: signed delivery → intake → worker → desired state →
  * reconciler → emulator. Each scenario runs on its own shop and emulator account.
  */
 

@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/db/paths.js';
+import { readSample } from '../../tools/dev/samples.js';
 import { signWebhookBody, webhookHeaders } from '../../tools/dev/webhook-sign.js';
 
-/** The store platform's fixtures, beside this repository in ../shared. */
-export const FIXTURES_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'shopify');
-
+/** A sample delivery's body by name (samples/shopify/, e.g. `fulfillments-create.ups`), a fresh copy each call. */
 export function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path.join(FIXTURES_DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
+  return readSample(name);
 }
 
 /** The platform's signature: base64 HMAC-SHA256 of the raw body with the app's client secret. */

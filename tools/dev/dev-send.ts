@@ -1,21 +1,28 @@
 /**
- * `npm run dev:send -- <fixture> [flags]`: delivers one of the platform's sample webhooks to the local
- * app, signed with the dev secret exactly as the platform signs, then shows what the emulator holds.
+ * `npm run dev:send -- <sample> [flags]`: delivers one of the project's sample webhooks (samples/shopify/) to
+ * the local app, signed with the dev secret exactly as the platform signs, then shows what the emulator holds.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../src/cli/output.js';
 import { ConfigError, loadDotEnvFile } from '../../src/config.js';
 import { loadDevSettings } from './dev-settings.js';
 import { demoAccount } from '../emulator/state.js';
 import { webhookHeaders } from './webhook-sign.js';
-import { devShopDomain, fixtureNames, fixturePath, fixturesDir, topicForFixture } from './dev-tools.js';
+import { PROJECT_ROOT } from '../../src/db/paths.js';
+import { devShopDomain } from './dev-tools.js';
+import { sampleNames, samplePath, samplesDir, topicForSample } from './samples.js';
+
+/** `samples/shopify/`, as a developer types it from the project's root. */
+const samplesFolder = `${path.relative(PROJECT_ROOT, samplesDir)}${path.sep}`;
 
 const usage = [
-  'Usage: npm run dev:send -- <fixture> [--topic <topic>] [--port <app port>] [--emulator-port <port>]',
+  'Usage: npm run dev:send -- <sample> [--topic <topic>] [--port <app port>] [--emulator-port <port>]',
   '                           [--shop <domain>] [--event-id <id>] [--wait <seconds>]',
   '',
-  `  <fixture>  a file of ${fixturesDir} without .json, e.g. fulfillments-create.ups`,
+  `  <sample>   a file of ${samplesFolder} without .json (its README says what each one is):`,
+  ...sampleNames().map((name) => `               ${name}`),
   '  --topic    default from the name: fulfillments-create.* → fulfillments/create,',
   '             fulfillments-update.* → fulfillments/update, orders-cancelled* → orders/cancelled',
   '  --port     the app (default PORT, else 3000); --emulator-port the emulator (default EMULATOR_PORT, else 4010)',
@@ -67,7 +74,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw usageError('name exactly one fixture');
+  if (positionals.length !== 1) throw usageError('name exactly one sample');
   const name = positionals[0]!;
 
   loadDotEnvFile();
@@ -87,17 +94,17 @@ async function main(): Promise<number> {
   const secret = dev.env.SHOPIFY_API_SECRET;
   if (!secret) throw new SendError('SHOPIFY_API_SECRET is empty', 3);
 
-  const file = fixturePath(name);
+  const file = samplePath(name);
   const body = file ? await readFile(file, 'utf8').catch(() => null) : null;
   if (body === null) {
-    throw usageError(`no fixture "${name}" in ${fixturesDir}; there are: ${fixtureNames().join(', ')}`);
+    throw usageError(`no sample "${name}" in ${samplesFolder}; there are: ${sampleNames().join(', ')}`);
   }
   try {
     JSON.parse(body);
   } catch {
     throw new SendError(`${file} is not JSON`, 2);
   }
-  const topic = values.topic ?? topicForFixture(name);
+  const topic = values.topic ?? topicForSample(name);
   if (!topic) throw usageError(`cannot tell the topic from "${name}": pass --topic`);
   const shop = values.shop ?? devShopDomain;
   const appName = demoAccount.appName;
