@@ -9,7 +9,7 @@
  * temporary PostgreSQL database on POSTGRES_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres,
  * created and dropped) and the engine diffs it against the schema. The status table
  * (src/shipments/status-table.ts) is compared with the StatusClass rows the history left: a change appends
- * the rows' rewrite and the re-classification of the trackers holding the changed codes (README: "Add or
+ * the rows' rewrite and the re-classification of the trackers holding the changed codes (docs/development.md: "Add or
  * regroup a status code"). Prints "no changes" when the migrations already match the schema and the
  * status table. Nothing is applied to DATABASE_URL: run `npm run db:migrate`.
  *

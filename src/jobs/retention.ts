@@ -28,7 +28,7 @@ import {
  *   for the next pass), and yields to the event loop after every batch: on SQLite the process that serves
  *   intake runs these too, and a batch holds it for a few milliseconds.
  *
- * What is kept, and why (README, "Retention"):
+ * What is kept, and why (docs/operations.md, "Retention"):
  * - webhook deliveries: the duplicate window (RETENTION_DELIVERY_DAYS) after their last attempt, since their
  *   (shop, topic, event id) key is what refuses a duplicate; failed ones RETENTION_FAILED_DELIVERY_DAYS (for
  *   an operator to retry); pending ones always. Status pushes alike (their dedupe key is the push's content).

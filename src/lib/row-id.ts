@@ -5,7 +5,7 @@ import { randomFillSync } from 'node:crypto';
  * milliseconds first, then 74 random bits. Ids made one after the other sort one after the other, so a
  * batch of new rows lands at the end of the primary-key index instead of on as many random pages of it
  * (measured on the SQLite drain: commits 38 % and the tracker and line inserts a third to two fifths
- * cheaper than with random version-4 ids; README, "The hot paths"). They are still UUIDs: the
+ * cheaper than with random version-4 ids; docs/performance.md, "The hot paths"). They are still UUIDs: the
  * columns, the cursors that page by id and every id already stored stay as they are.
  *
  * Within one process the ids only ever grow (§6.2, method 1): in the same millisecond, or when the clock steps

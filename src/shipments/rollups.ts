@@ -20,7 +20,7 @@ import { syncStateSql } from './status-table.js';
  * the status table as rows (./status-classes.ts), and the group is stored on the tracker (Tracker.parcelGroup)
  * so its lines and its analytics are counted, and later moved, from the group it was counted in. A change
  * to the status table is a forward migration of the StatusClass rows and of the trackers holding the codes
- * that changed (README: "Add or regroup a status code"); the triggers stay as they are. The SQL is written
+ * that changed (docs/development.md: "Add or regroup a status code"); the triggers stay as they are. The SQL is written
  * into migrations (prisma/migrations/<provider>/*_status_classes); test/shipments/rollups.test.ts checks the
  * live triggers of the newest migration against recounts from the rows.
  */

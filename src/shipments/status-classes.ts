@@ -15,7 +15,7 @@ import {
  * read (./rollups.ts): the triggers hold no status code, so adding or regrouping a status code is an edit
  * to the status table plus a generated forward migration that rewrites these rows and re-classifies the
  * trackers holding the codes that changed (`npm run db:migration:create -- <name>`, see
- * the README's "Add or regroup a status code").
+ * docs/development.md, "Add or regroup a status code").
  *
  * One row per status code (detail ''), one per status and detail whose group differs from the status's
  * own (a moving status whose detail names a group), '' for no status yet, '*' for a status in no list.

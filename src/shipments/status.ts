@@ -81,7 +81,7 @@ export const maxStoredEvents = 100;
 
 /**
  * `YYYY-MM-DD HH:MM:SS` (also with a T, a zone or fractions) → Date. The service does not state the zone
- * of its times: a time without one is read as UTC, and said so in the README.
+ * of its times: a time without one is read as UTC, and said so in docs/architecture.md.
  */
 export function parseServiceTime(value: string | null | undefined): Date | null {
   if (!value) return null;

@@ -152,7 +152,7 @@ export class PrismaSessionStorage implements SessionStorage {
       // PostgreSQL keeps each replaced row version, plaintext tokens included, in the table's file until
       // its space is reused: VACUUM FULL writes the table anew without them (a short exclusive lock on a
       // small table, once, after the upgrade that sealed them). The WAL, replicas and backups still hold
-      // them until recycled: README, "Secrets at rest".
+      // them until recycled: docs/security.md, "Secrets".
       else await vacuumSessionTable(this.prisma);
     }
     return sealed;

@@ -10,7 +10,7 @@ import https from 'node:https';
  * service at once (the worker sizes it to its calls in flight). `fetchTransport` runs the same exchange over
  * a fetch function, for tests that stand a fake in for the network. The app used global fetch before: at 64
  * calls in flight its web streams, its Response objects and `AbortSignal.timeout` cost several times the
- * CPU of the call itself (README, "The hot paths").
+ * CPU of the call itself (docs/performance.md, "The hot paths").
  */
 
 /** What one attempt sends. */

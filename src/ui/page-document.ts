@@ -2,16 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AdminUiScripts } from '../config.js';
 import { APP_BRIDGE_URL, escapeHtml, POLARIS_URL } from './auth/embedded-page.js';
+import { adminPages } from './vocabulary.js';
 
 /** The page's routes: each answers the same document, which shows the page its path names. */
-export const pagePaths = [
-  '/',
-  '/attention',
-  '/shipments',
-  '/tracking-page',
-  '/settings',
-  '/activity',
-] as const;
+export const pagePaths: readonly string[] = Object.values(adminPages).map((page) => page.path);
 
 /** The offline stand-ins (src/ui/stand-in), bundled beside the page. */
 export const standInUrls = {

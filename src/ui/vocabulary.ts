@@ -10,6 +10,23 @@ import { type ProblemKind, problemKinds, problemWords } from '../shipments/probl
 import type { ParcelGroup } from '../shipments/parcel-model.js';
 import { type SyncState, syncStates } from '../shipments/status-table.js';
 
+/* ------------------------------------------------------------------ the app's pages */
+
+/**
+ * The app's pages in the store admin, in the menu's order: each one's path (the server answers the same
+ * document for each) and title. The page's router, the server's routes and `npm run dev`'s banner read them.
+ */
+export const adminPages = {
+  overview: { path: '/', title: 'Overview' },
+  attention: { path: '/attention', title: 'Needs attention' },
+  shipments: { path: '/shipments', title: 'Shipments' },
+  trackingPage: { path: '/tracking-page', title: 'Tracking page' },
+  settings: { path: '/settings', title: 'Settings' },
+  activity: { path: '/activity', title: 'Activity' },
+} as const satisfies Record<string, { path: string; title: string }>;
+
+export type AdminPageKey = keyof typeof adminPages;
+
 /* ------------------------------------------------------------------ the parcel */
 
 /** A parcel's words (labels, groups, advice, actions) are the parcel model's rows, read from there alone. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorControl } from '../helpers/emulator.js';
+import { adminPages } from '../../src/ui/vocabulary.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const children = new Set<ChildProcess>();
@@ -113,16 +114,33 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
       `npm run dev:send -- fulfillments-create.ups --port ${appPort} --emulator-port ${emulatorPort}`,
     );
     expect(banner).not.toContain('demo-api-key');
-    expect(banner).toContain('npm run cli -- trackers:list --shop demo-shop.myshopify.com');
-
-    // The banner's page URL opens the page (the demo shop is installed with a placeholder session).
-    const pageUrl = /The app's pages[^\n]*\n\s+(\S+)/.exec(banner)?.[1];
-    expect(pageUrl).toMatch(
-      new RegExp(`^http://127\\.0\\.0\\.1:${appPort}/\\?shop=demo-shop\\.myshopify\\.com&id_token=`),
+    // The CLI line runs as printed in another terminal: it names the settings file this run wrote.
+    expect(banner).toContain(
+      `DEV_ENV_FILE=${env.DEV_ENV_FILE} npm run cli -- trackers:list --shop demo-shop.myshopify.com`,
     );
-    const page = await fetch(pageUrl!);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toMatch(/<html/i);
+    expect(banner).toContain(
+      `http://127.0.0.1:${appPort}/apps/track?format=html&tracking=1Z999AA10123456784`,
+    );
+
+    // The banner names every page of the app with its own address, and each opens (the demo shop is
+    // installed with a placeholder session).
+    const pageList = Object.values(adminPages);
+    expect(banner).toContain(`The app's ${pageList.length} pages`);
+    const pageUrls = pageList.map((page) => {
+      const line = banner.split('\n').find((l) => l.trimStart().startsWith(`${page.title} `));
+      expect(line, page.title).toBeDefined();
+      const url = /(http:\S+)/.exec(line!)?.[1];
+      expect(url?.split('id_token=')[0]).toBe(
+        `http://127.0.0.1:${appPort}${page.path}?shop=demo-shop.myshopify.com&`,
+      );
+      return url!;
+    });
+    for (const url of pageUrls) {
+      const page = await fetch(url);
+      expect(page.status, url).toBe(200);
+      expect(await page.text()).toMatch(/<html/i);
+    }
+    const pageUrl = pageUrls[0]!;
 
     const send = start(
       'tools/dev/dev-send.ts',
@@ -231,13 +249,13 @@ describe('npm run dev + npm run dev:send', { timeout: 150_000 }, () => {
 });
 
 /**
- * The README's local-development steps, exactly as written there, in order, after `npm run dev` on its
- * default ports. (Dev mode always uses SQLite: this file is in the `unit` project, which runs it once.)
+ * The README's next steps, exactly as written there, in order, after `npm run dev` on its default ports.
+ * (Dev mode always uses SQLite: this file is in the `unit` project, which runs it once.)
  */
-describe('the README’s local-development steps', { timeout: 180_000 }, () => {
+describe('the README’s next steps', { timeout: 180_000 }, () => {
   it('run as written on a fresh setup, each exiting 0, the CLI listing the tracker', async () => {
     const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-    const section = readme.split('\n## Local development')[1]?.split('\n## ')[0] ?? '';
+    const section = readme.split('\n## Next steps')[1]?.split('\n## ')[0] ?? '';
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const steps = block
       .split('\n')

@@ -378,7 +378,7 @@ describe('a Lighthouse-style audit of the whole document', () => {
           }
         }
       }
-      // For the README's record (what this run saw).
+      // For the record in docs/shoppers.md (what this run saw).
       console.info(`tracking page audit: ${figures.join('; ')}`);
     },
   );

@@ -383,7 +383,7 @@ describe('rollups kept by triggers', () => {
   });
 });
 
-describe('the README recipe "Add or regroup a status code"', () => {
+describe('the recipe "Add or regroup a status code" (docs/development.md)', () => {
   it('on a scratch copy with rows: the generated forward migration moves the stored classes and their counts', async () => {
     // A scratch database at the newest migration (the helpers below read `prisma`: pointed at it here).
     const scratch = await createEmptyTestDatabase(db.provider);

@@ -104,6 +104,8 @@ export function devPageUrl(options: {
   secret: string;
   appUrl: string;
   hours?: number;
+  /** Which of the app's pages (default the Overview, `/`). */
+  path?: string;
 }): string {
   const now = Math.floor(Date.now() / 1000);
   const token = signDevToken(
@@ -120,7 +122,7 @@ export function devPageUrl(options: {
     },
     options.secret,
   );
-  const url = new URL('/', options.appUrl);
+  const url = new URL(options.path ?? '/', options.appUrl);
   url.searchParams.set('shop', options.shop);
   url.searchParams.set('id_token', token);
   return url.href;

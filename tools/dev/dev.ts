@@ -25,6 +25,7 @@ import { watchPage } from '../build/page-build.js';
 import { assertDevAppProxySecret } from './dev-proxy.js';
 import { withDevExtras } from './dev-app.js';
 import { type Runtime, startRuntime } from '../../src/app/runtime.js';
+import { adminPages } from '../../src/ui/vocabulary.js';
 
 async function main(): Promise<void> {
   loadDotEnvFile();
@@ -147,12 +148,22 @@ async function main(): Promise<void> {
       TRACKING_API_BASE_URL: config.trackingApiBaseUrl,
       ENCRYPTION_KEY: config.encryptionKey,
     });
+    // Every page of the app, each with its own address (one launch token: it opens any of them).
     const pageUrl = devPageUrl({
       shop: devShopDomain,
       apiKey: config.shopify.apiKey,
       secret: config.shopify.apiSecret,
       appUrl: runtime.url!,
     });
+    const token = new URL(pageUrl).search;
+    const pageList = Object.values(adminPages);
+    const titleWidth = Math.max(...pageList.map((page) => page.title.length)) + 2;
+    const pageLines = pageList.map(
+      (page) => `  ${page.title.padEnd(titleWidth)}${new URL(page.path, runtime!.url!).href}${token}`,
+    );
+    // The next commands run as printed in another terminal: the ports and the settings file this run uses.
+    const cliPrefix =
+      envFile === devEnvFilePath({}) ? '' : `DEV_ENV_FILE=${shellWord(path.resolve(envFile))} `;
     const sendFlags = [
       appPort !== '3000' ? ` --port ${appPort}` : '',
       emulator && emulator.port !== 4010 ? ` --emulator-port ${emulator.port}` : '',
@@ -172,17 +183,17 @@ async function main(): Promise<void> {
         ? `  mail:       ${mail.pageUrl}   (digest e-mails, caught by a local SMTP server at ${mail.smtpUrl}; nothing is delivered)`
         : `  mail:       digest e-mails go to SMTP_URL's server`,
       '',
-      `The app's pages (Overview, Shipments, Settings, Activity; launch token valid ${devTokenHours} h):`,
-      `  ${pageUrl}`,
+      `The app's ${pageList.length} pages (open one in a browser; the launch token is valid ${devTokenHours} h):`,
+      ...pageLines,
       '',
-      'Send a signed sample fulfilment and see its tracker:',
+      'Send a signed sample fulfilment and see its tracker (in another terminal, from this folder):',
       `  npm run dev:send -- fulfillments-create.ups${sendFlags}`,
       '',
-      "The shoppers' tracking page (the store's app proxy played locally; after dev:send, try 1Z999AA10123456784):",
-      `  ${runtime.url}/apps/track?format=html`,
+      "The shoppers' tracking page for that parcel (the store's app proxy played locally):",
+      `  ${runtime.url}/apps/track?format=html&tracking=1Z999AA10123456784`,
       '',
       `The operator CLI on this setup (it reads ${envFile}):`,
-      `  npm run cli -- trackers:list --shop ${devShopDomain}`,
+      `  ${cliPrefix}npm run cli -- trackers:list --shop ${devShopDomain}`,
       '',
       'Ctrl+C stops everything.',
       '',
@@ -206,6 +217,11 @@ async function startDevMailCatcher(settings: DevMailSettings): Promise<MailCatch
       pagePort: settings.pagePortSet ? settings.pagePort : 0,
     });
   }
+}
+
+/** A word a POSIX shell reads back as `text`: as it is when plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** `file:./data/dev.db` → `file:/abs/path/data/dev.db`, so the CLI finds it from any directory. */

@@ -69,7 +69,7 @@ function lineConditions(
   if (filter.search) {
     // Exact order id; prefix of the tracking number or the order name (#1001 also for 1001): each an
     // index range of (shopId, column). A prefix range in byte order is exact on PostgreSQL databases with
-    // the C / C.UTF-8 collation and on SQLite (see README, Database).
+    // the C / C.UTF-8 collation and on SQLite (see docs/scale.md, Search).
     const s = filter.search;
     const ranges = (column: string, prefix: string) =>
       `(l."${column}" >= ${p.text(prefix)} AND l."${column}" < ${p.text(prefixEnd(prefix))})`;

@@ -4,16 +4,12 @@
  * place (History API), keeping the admin's query (shop, host…) and the page's own (filters, page number).
  */
 
-export type PageKey = 'overview' | 'attention' | 'shipments' | 'trackingPage' | 'settings' | 'activity';
+import { type AdminPageKey, adminPages } from '../vocabulary.js';
 
-export const pages: Record<PageKey, { path: string; title: string }> = {
-  overview: { path: '/', title: 'Overview' },
-  attention: { path: '/attention', title: 'Needs attention' },
-  shipments: { path: '/shipments', title: 'Shipments' },
-  trackingPage: { path: '/tracking-page', title: 'Tracking page' },
-  settings: { path: '/settings', title: 'Settings' },
-  activity: { path: '/activity', title: 'Activity' },
-};
+export type PageKey = AdminPageKey;
+
+/** The pages' paths and titles: one list for the page, the server and the dev banner (src/ui/vocabulary.ts). */
+export const pages: Record<PageKey, { path: string; title: string }> = adminPages;
 
 /** The admin's own query parameters, kept on every move. */
 const adminParams = ['shop', 'host', 'embedded', 'id_token', 'locale'];
