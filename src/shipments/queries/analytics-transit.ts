@@ -6,9 +6,9 @@ import { parcelGroupStatuses } from '../status-table.js';
 /**
  * The transit statistics' queries (src/shipments/estimates.ts): which (shop, carrier, destination country)
  * keys are due a fresh figure, the median and 90th percentile of one key's transit times, worked out in SQL
- * by the same statement on SQLite and PostgreSQL, the writes of a key's row, and its read for a prediction. A key's delivered parcels
- * are its trackers with a delivery time (Tracker.deliveredAt) and a transit time (Tracker.transitSeconds),
- * written with every status read (src/shipments/delivery-facts.ts).
+ * by the same statement on SQLite and PostgreSQL, the writes of a key's row, and its read for a prediction.
+ * A key's delivered parcels are its trackers with a delivery time (Tracker.deliveredAt) and a transit time
+ * (Tracker.transitSeconds), written with every status read (src/shipments/delivery-facts.ts).
  */
 
 /** One key of the statistics; an unknown destination country is ''. */
