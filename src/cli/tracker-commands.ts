@@ -15,6 +15,11 @@ import { formatTable, printResult, printTable } from './output.js';
 import { estimateOf } from '../shipments/estimates.js';
 import { type ProblemKind, problemWords } from '../shipments/problem-words.js';
 import { parcelOf } from '../shipments/parcel-model.js';
+import {
+  countListedTrackers,
+  linesWaitingForCarrier,
+  listedTrackers,
+} from '../trackers/queries/tracker-list.js';
 
 export const trackersList = defineCommand({
   name: 'trackers:list',
@@ -45,41 +50,12 @@ export const trackersList = defineCommand({
   async run(app, input) {
     const shop = await app.shops.findByDomain(input.shop);
     if (!shop) throw new CliError(`No shop ${input.shop} is known. See shop:list.`, exitCodes.failed);
-    const where = {
-      shopId: shop.id,
-      ...(input.state ? { syncState: input.state } : {}),
-      ...(input.order
-        ? { OR: [{ orderKey: input.order }, { lines: { some: { orderId: input.order } } }] }
-        : {}),
-    };
-    const total = await app.prisma.tracker.count({ where });
-    const trackers = await app.prisma.tracker.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-      take: input.limit,
-      include: {
-        problems: {
-          where: { closedAt: null },
-          select: { kind: true, since: true },
-          orderBy: { since: 'asc' },
-        },
-        // The line it ended with, if every line ended in the store (a cancelled fulfilment).
-        lines: { select: { active: true, endedReason: true }, orderBy: { active: 'desc' }, take: 1 },
-      },
-    });
-    const waitingGroups = await app.prisma.trackingLine.groupBy({
-      by: ['carrierName'],
-      where: {
-        shopId: shop.id,
-        active: true,
-        trackerId: null,
-        ...(input.order ? { orderId: input.order } : {}),
-      },
-      _count: { _all: true },
-    });
-    const waiting = waitingGroups
-      .map((g) => ({ carrierName: g.carrierName, lines: g._count._all }))
-      .sort((a, b) => b.lines - a.lines || (a.carrierName ?? '').localeCompare(b.carrierName ?? ''));
+    const filter = { shopId: shop.id, order: input.order, state: input.state };
+    const total = await countListedTrackers(app.prisma, filter);
+    const trackers = await listedTrackers(app.prisma, filter, input.limit);
+    const waiting = (await linesWaitingForCarrier(app.prisma, shop.id, input.order)).sort(
+      (a, b) => b.lines - a.lines || (a.carrierName ?? '').localeCompare(b.carrierName ?? ''),
+    );
 
     const rows = trackers.map((t) => {
       const ended = t.lines[0] && !t.lines[0].active ? t.lines[0].endedReason : null;

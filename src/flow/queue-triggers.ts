@@ -13,6 +13,7 @@ import {
   type QueueOutcome,
   queueFlowEvents,
 } from './queue-flow-event.js';
+import { openProblemsOnTrigger, trackerParcel } from './queries/trigger-reads.js';
 import { type FlowTriggerHandle, flowPayload, type ShipmentFacts } from './triggers.js';
 
 /**
@@ -101,19 +102,7 @@ interface Parcel {
 
 /** The parcel's number, carrier, shop domain and wanted fulfilments, in one read. */
 async function parcelOf(db: Db, trackerId: string): Promise<Parcel | null> {
-  const tracker = await db.tracker.findUnique({
-    where: { id: trackerId },
-    select: {
-      trackingNumber: true,
-      provider: true,
-      shop: { select: { domain: true } },
-      lines: {
-        where: { active: true },
-        select: { fulfillmentId: true, orderId: true, carrierName: true },
-        orderBy: [{ createdAt: 'asc' }, { fulfillmentId: 'asc' }],
-      },
-    },
-  });
+  const tracker = await trackerParcel(db, trackerId);
   if (!tracker) return null;
   // One per fulfilment; a line whose order id is not the store's numeric id cannot name the order.
   const byFulfillment = new Map<string, Parcel['lines'][number]>();
@@ -198,28 +187,7 @@ export async function queueProblemsOpened(
 ): Promise<number> {
   if (problemIds.length === 0) return 0;
   const handle = 'shipment-needs-attention';
-  const problems = await db.shipmentProblem.findMany({
-    where: {
-      id: { in: [...problemIds] },
-      closedAt: null,
-      shop: { flowTriggers: { some: { handle } } },
-    },
-    select: {
-      id: true,
-      shopId: true,
-      kind: true,
-      tracker: {
-        select: {
-          id: true,
-          status: true,
-          statusDetail: true,
-          estimatedDelivery: true,
-          predictedDelivery: true,
-          lastEventAt: true,
-        },
-      },
-    },
-  });
+  const problems = await openProblemsOnTrigger(db, problemIds, handle);
   const events: FlowEventInput[] = [];
   for (const problem of problems) {
     const { kind } = problem;

@@ -1,20 +1,32 @@
 import type { CarrierRepository } from '../carriers/carrier-repository.js';
 import { carrierOverrides } from '../carriers/carrier-repository.js';
-import { leaseGivenBack, type LeaseHolder } from '../db/lease-queue.js';
+import type { LeaseHolder } from '../db/lease-queue.js';
 import { runQueuePass } from '../db/queue-pass.js';
 import { backfillQueue } from '../db/queues.js';
 import type { DatabaseClient } from '../db/client.js';
+import { inTransaction } from '../db/transaction.js';
 import type { BackfillJob } from '../generated/sqlite/client.js';
 import { safeReason } from '../errors/safe-reason.js';
 import { backoffDelayMs, backoffPolicies } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import type { TracksyncShopify } from '../shopify/api.js';
+import { lockShop, shopById, shopByIdOrThrow } from '../shops/shop-repository.js';
 import { applyFulfillment, applyOrderCancelled } from '../trackers/desired-state.js';
 import {
   type FulfillmentPayload,
   fulfillmentNameOf,
   fulfillmentPayload,
 } from '../trackers/fulfillment-payload.js';
+import {
+  backOffBackfillJob,
+  createBackfillJob,
+  latestBackfillJob,
+  leasedBackfillJobs,
+  markBackfillFailed,
+  resumeBackfillJob,
+  runningBackfillJob,
+  saveBackfillPage,
+} from './queries/backfill-jobs.js';
 
 /**
  * Backfill: the fulfilments a store made before the app was installed. One page of the shop's recent
@@ -121,25 +133,20 @@ export async function startBackfill(
   shopId: string,
   days: number,
 ): Promise<BackfillJob> {
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(prisma, async (tx) => {
     // Serialises starts of one shop (the same row lock the desired-state use cases take).
-    await tx.shop.update({ where: { id: shopId }, data: { updatedAt: new Date() }, select: { id: true } });
-    const running = await tx.backfillJob.findFirst({ where: { shopId, state: 'running' } });
+    await lockShop(tx, shopId);
+    const running = await runningBackfillJob(tx, shopId);
     if (running) return running;
-    const latest = await tx.backfillJob.findFirst({ where: { shopId }, orderBy: { startedAt: 'desc' } });
-    if (latest?.state === 'failed' && latest.days === days) {
-      return tx.backfillJob.update({
-        where: { id: latest.id },
-        data: { state: 'running', error: null, finishedAt: null, ...leaseGivenBack },
-      });
-    }
-    return tx.backfillJob.create({ data: { shopId, days } });
+    const latest = await latestBackfillJob(tx, shopId);
+    if (latest?.state === 'failed' && latest.days === days) return resumeBackfillJob(tx, latest.id);
+    return createBackfillJob(tx, shopId, days);
   });
 }
 
 /** The shop's newest backfill job. */
 export function latestBackfill(prisma: DatabaseClient, shopId: string): Promise<BackfillJob | null> {
-  return prisma.backfillJob.findFirst({ where: { shopId }, orderBy: { startedAt: 'desc' } });
+  return latestBackfillJob(prisma, shopId);
 }
 
 export function ordersSearch(days: number, startedAt: Date): string {
@@ -186,7 +193,7 @@ export type StepResult = 'page' | 'done' | 'failed' | 'lost';
  */
 export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Promise<StepResult> {
   const log = deps.logger.child({ backfillJobId: job.id, shopId: job.shopId });
-  const shop = await deps.prisma.shop.findUnique({ where: { id: job.shopId } });
+  const shop = await shopById(deps.prisma, job.shopId);
   if (!shop) return 'lost';
   let page: OrdersPage;
   try {
@@ -197,58 +204,44 @@ export async function runBackfillStep(deps: BackfillDeps, job: BackfillJob): Pro
   } catch (error) {
     const message = describe(error);
     log.warn({ err: message }, 'backfill page failed');
-    await deps.prisma.backfillJob.updateMany({
-      where: { id: job.id, leaseOwner: job.leaseOwner, state: 'running' },
-      data: {
-        state: 'failed',
-        error: message,
-        finishedAt: new Date(),
-        ...leaseGivenBack,
-      },
-    });
+    await markBackfillFailed(deps.prisma, job, message);
     return 'failed';
   }
   const matcher = await deps.carriers.matcher();
   const done = !page.hasNextPage || page.endCursor === null;
-  return deps.prisma
-    .$transaction(async (tx) => {
-      const current = await tx.shop.findUniqueOrThrow({ where: { id: shop.id } });
-      const match = { matcher, overrides: await carrierOverrides(tx, shop.id) };
-      let seen = 0;
-      let wanted = 0;
-      for (const order of page.orders) {
-        if (order.cancelledAt) {
-          await applyOrderCancelled(tx, current, {
-            orderId: order.legacyResourceId,
-            orderName: order.name,
-            cancelledAt: new Date(order.cancelledAt),
-          });
-        }
-        for (const f of order.fulfillments) {
-          seen++;
-          const payload = toFulfillmentPayload(order, f);
-          const outcome = await applyFulfillment(tx, current, payload, match);
-          if (outcome.kind === 'applied') wanted += payload.trackingNumbers.length;
-        }
+  return inTransaction(deps.prisma, async (tx) => {
+    const current = await shopByIdOrThrow(tx, shop.id);
+    const match = { matcher, overrides: await carrierOverrides(tx, shop.id) };
+    let seen = 0;
+    let wanted = 0;
+    for (const order of page.orders) {
+      if (order.cancelledAt) {
+        await applyOrderCancelled(tx, current, {
+          orderId: order.legacyResourceId,
+          orderName: order.name,
+          cancelledAt: new Date(order.cancelledAt),
+        });
       }
-      const { count } = await tx.backfillJob.updateMany({
-        where: { id: job.id, leaseOwner: job.leaseOwner, state: 'running', cursor: job.cursor },
-        data: {
-          cursor: page.endCursor ?? job.cursor,
-          pagesDone: { increment: 1 },
-          fulfillmentsSeen: { increment: seen },
-          trackersWanted: { increment: wanted },
-          ...(done ? { state: 'done', finishedAt: new Date(), ...leaseGivenBack } : {}),
-        },
-      });
-      // Someone else saved this page (or the job stopped): undo ours.
-      if (count !== 1) throw new LeaseLost();
-      return done ? 'done' : 'page';
-    })
-    .catch((error: unknown) => {
-      if (error instanceof LeaseLost) return 'lost' as const;
-      throw error;
+      for (const f of order.fulfillments) {
+        seen++;
+        const payload = toFulfillmentPayload(order, f);
+        const outcome = await applyFulfillment(tx, current, payload, match);
+        if (outcome.kind === 'applied') wanted += payload.trackingNumbers.length;
+      }
+    }
+    const count = await saveBackfillPage(tx, job, {
+      cursor: page.endCursor ?? job.cursor,
+      seen,
+      wanted,
+      done,
     });
+    // Someone else saved this page (or the job stopped): undo ours.
+    if (count !== 1) throw new LeaseLost();
+    return done ? 'done' : 'page';
+  }).catch((error: unknown) => {
+    if (error instanceof LeaseLost) return 'lost' as const;
+    throw error;
+  });
 }
 
 class LeaseLost extends Error {}
@@ -259,7 +252,7 @@ export function runBackfills(deps: BackfillDeps, limit = 4): Promise<number> {
     queue: backfillQueue,
     limit,
     none: 0,
-    load: (ids, token) => deps.prisma.backfillJob.findMany({ where: { id: { in: ids }, leaseOwner: token } }),
+    load: (ids, token) => leasedBackfillJobs(deps.prisma, ids, token),
     // A job's lease is given back after its step, or kept a while as the backoff when the step failed.
     forgetsItself: true,
     act: (claimed, leases) => backfillSteps(deps, leases, claimed),
@@ -281,13 +274,13 @@ async function backfillSteps(
       const message = describe(error);
       deps.logger.error({ backfillJobId: job.id, err: message }, 'backfill step failed; will retry');
       leases.forget([job.id]);
-      await deps.prisma.backfillJob.updateMany({
-        where: { id: job.id, leaseOwner: token },
-        data: {
-          error: message,
-          leaseExpiresAt: new Date(Date.now() + backoffDelayMs(1, backoffPolicies.backfillStep)),
-        },
-      });
+      await backOffBackfillJob(
+        deps.prisma,
+        job.id,
+        token,
+        message,
+        new Date(Date.now() + backoffDelayMs(1, backoffPolicies.backfillStep)),
+      );
       continue;
     }
     await leases.release([job.id]);

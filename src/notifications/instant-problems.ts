@@ -1,11 +1,20 @@
 import type { NotifyWork } from './notify-work.js';
 import { codeWords } from '../shipments/parcel-model.js';
 import { type DatabaseClient, isUniqueViolation } from '../db/client.js';
-import { queryRows, SqlParams } from '../db/sql.js';
 import { safeReason } from '../errors/safe-reason.js';
 import { nowOf } from '../lib/clock.js';
 import { type ProblemKind, problemKinds } from '../shipments/problem-words.js';
 import { type InstantProblem, instantListed, instantSlackText } from './digest-message.js';
+import {
+  createPassHold,
+  type InstantShop,
+  moveInstantCursor,
+  newProblemsOf,
+  passHoldOf,
+  shopsWithNewProblems,
+  startInstantCursors,
+  swapPassHold,
+} from './queries/instant-problems.js';
 
 /**
  * New problems posted to Slack as they open, for the shops that asked (`Shop.slackInstantProblems`):
@@ -51,24 +60,12 @@ export async function postInstantProblems(deps: NotifyWork, limit: number): Prom
   try {
     const until = new Date(now.getTime() - instantPolicy.settleMs);
     // Switched on without a cursor (the page sets one; this covers any other way): from now on.
-    await deps.prisma.shop.updateMany({
-      where: { slackInstantProblems: true, slackPostedThrough: null },
-      data: { slackPostedThrough: until },
-    });
+    await startInstantCursors(deps.prisma, until);
     for (const shop of await shopsWithNewProblems(deps.prisma, until, limit)) {
       if (Date.now() - started > instantPolicy.holdMs - instantPolicy.postMarginMs) break;
       counts.shops += 1;
       const through = shop.slackPostedThrough!;
-      const where = { shopId: shop.id, openedAt: { gt: through, lte: until }, closedAt: null };
-      const [rows, total] = await Promise.all([
-        deps.prisma.shipmentProblem.findMany({
-          where,
-          orderBy: [{ openedAt: 'asc' }, { id: 'asc' }],
-          take: instantListed,
-          select: { kind: true, detail: true, tracker: { select: { trackingNumber: true } } },
-        }),
-        deps.prisma.shipmentProblem.count({ where }),
-      ]);
+      const { rows, total } = await newProblemsOf(deps.prisma, shop.id, through, until, instantListed);
       if (total === 0) continue;
       const problems: InstantProblem[] = rows
         .filter((r) => (problemKinds as readonly string[]).includes(r.kind))
@@ -84,10 +81,7 @@ export async function postInstantProblems(deps: NotifyWork, limit: number): Prom
         instantSlackText({ shopDomain: shop.domain, problems, total }, deps.appApiKey),
       );
       if (reason === null) {
-        await deps.prisma.shop.updateMany({
-          where: { id: shop.id, slackPostedThrough: through },
-          data: { slackPostedThrough: until },
-        });
+        await moveInstantCursor(deps.prisma, shop.id, through, until);
         counts.posted += 1;
         counts.problems += total;
       } else {
@@ -99,14 +93,6 @@ export async function postInstantProblems(deps: NotifyWork, limit: number): Prom
     await releasePass(deps.prisma, held);
   }
   return counts;
-}
-
-interface InstantShop {
-  id: string;
-  domain: string;
-  slackPostedThrough: Date | null;
-  slackWebhookCiphertext: string | null;
-  slackWebhookKeyId: string | null;
 }
 
 /** Posts the text to the shop's webhook: null when Slack took it, else why not. */
@@ -122,64 +108,26 @@ async function post(deps: NotifyWork, shop: InstantShop, text: string): Promise<
   return posted.ok ? null : posted.reason;
 }
 
-/**
- * The shops that post new problems to Slack and have one still open that opened after their cursor:
- * one statement, each shop's problems probed through the (shopId, openedAt) index.
- */
-async function shopsWithNewProblems(
-  prisma: DatabaseClient,
-  until: Date,
-  limit: number,
-): Promise<InstantShop[]> {
-  const p = SqlParams.for(prisma);
-  const sql = `SELECT s."id" FROM "Shop" s
-    WHERE s."slackInstantProblems" AND s."slackWebhookCiphertext" IS NOT NULL AND s."uninstalledAt" IS NULL
-      AND s."slackPostedThrough" IS NOT NULL
-      AND EXISTS (SELECT 1 FROM "ShipmentProblem" p
-        WHERE p."shopId" = s."id" AND p."openedAt" > s."slackPostedThrough" AND p."openedAt" <= ${p.time(until)}
-          AND p."closedAt" IS NULL)
-    ORDER BY s."slackPostedThrough", s."id"
-    LIMIT ${p.int(limit)}`;
-  const ids = (await queryRows<{ id: string }>(prisma, sql, p)).map((r) => r.id);
-  if (ids.length === 0) return [];
-  const shops = await prisma.shop.findMany({
-    where: { id: { in: ids } },
-    select: {
-      id: true,
-      domain: true,
-      slackPostedThrough: true,
-      slackWebhookCiphertext: true,
-      slackWebhookKeyId: true,
-    },
-  });
-  const order = new Map(ids.map((id, i) => [id, i]));
-  return shops.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-}
-
 /** The pass, this process's until `now + holdMs`: the hold's value, or null when another process has it. */
 async function claimPass(prisma: DatabaseClient, now: Date): Promise<string | null> {
   const value = new Date(now.getTime() + instantPolicy.holdMs).toISOString();
-  const existing = await prisma.appState.findUnique({ where: { key: passKey } });
-  if (!existing) {
+  const existing = await passHoldOf(prisma, passKey);
+  if (existing === null) {
     try {
-      await prisma.appState.create({ data: { key: passKey, value } });
+      await createPassHold(prisma, passKey, value);
       return value;
     } catch (error) {
       if (isUniqueViolation(error)) return null;
       throw error;
     }
   }
-  if (existing.value > now.toISOString()) return null;
-  const { count } = await prisma.appState.updateMany({
-    where: { key: passKey, value: existing.value },
-    data: { value },
-  });
-  return count === 1 ? value : null;
+  if (existing > now.toISOString()) return null;
+  return (await swapPassHold(prisma, passKey, existing, value)) === 1 ? value : null;
 }
 
 /** Lets the next pass (any process, whatever its clock) run at once. */
 async function releasePass(prisma: DatabaseClient, held: string): Promise<void> {
-  await prisma.appState.updateMany({ where: { key: passKey, value: held }, data: { value: released } });
+  await swapPassHold(prisma, passKey, held, released);
 }
 
 /** A hold that ended long ago. */

@@ -7,6 +7,7 @@ import {
   saveTransitStat,
   staleTransitKeys,
   transitFigures,
+  transitStatOf,
   type TransitKey,
 } from './queries/analytics-transit.js';
 import type { StoredEvent } from './status.js';
@@ -95,10 +96,7 @@ export async function predictedDeliveryOf(
   },
 ): Promise<string | null> {
   if (read.estimatedDelivery !== null || !predictable(read.status, read.statusDetail)) return null;
-  const stat = await prisma.transitStat.findUnique({
-    where: { shopId_provider_destinationCountry: transitKeyOf(tracker) },
-    select: { medianSeconds: true, samples: true },
-  });
+  const stat = await transitStatOf(prisma, transitKeyOf(tracker));
   if (!stat || stat.samples < minTransitSamples) return null;
   return predictedDate(transitStartOf(read.events, tracker.createdAt), stat.medianSeconds);
 }

@@ -1,4 +1,5 @@
 import type { DatabaseClient } from '../db/client.js';
+import { statusClassTable } from './queries/status-classes.js';
 import {
   finalStatuses,
   groupByDetail,
@@ -172,13 +173,8 @@ export function statusClassOf(
 
 /** The StatusClass rows a database holds; none before the migration that adds the table. */
 export async function storedStatusClassRows(prisma: DatabaseClient): Promise<StatusClassRow[] | null> {
-  try {
-    const rows = await prisma.statusClass.findMany({ orderBy: [{ code: 'asc' }, { detail: 'asc' }] });
-    return rows.map((r) => ({ ...r, parcelGroup: r.parcelGroup as ParcelGroup }));
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'P2021') return null; // the table does not exist yet
-    throw error;
-  }
+  const rows = await statusClassTable(prisma);
+  return rows && rows.map((r) => ({ ...r, parcelGroup: r.parcelGroup as ParcelGroup }));
 }
 
 /**

@@ -220,6 +220,16 @@ export function shopByDomain(db: DatabaseClient | Tx, domain: string): Promise<S
   return db.shop.findUnique({ where: { domain } });
 }
 
+/** The shop's row by its id, if there is one. */
+export function shopById(db: DatabaseClient | Tx, id: string): Promise<Shop | null> {
+  return db.shop.findUnique({ where: { id } });
+}
+
+/** The shop's row by its id; throws when there is none. */
+export function shopByIdOrThrow(db: DatabaseClient | Tx, id: string): Promise<Shop> {
+  return db.shop.findUniqueOrThrow({ where: { id } });
+}
+
 /** The shops (all, or the one named) that have active lines still waiting for a carrier. */
 export function shopsWithWaitingLines(prisma: DatabaseClient, shopId?: string): Promise<Shop[]> {
   return prisma.shop.findMany({

@@ -6,9 +6,9 @@ import { parcelGroupStatuses } from '../status-table.js';
 /**
  * The transit statistics' queries (src/shipments/estimates.ts): which (shop, carrier, destination country)
  * keys are due a fresh figure, the median and 90th percentile of one key's transit times, worked out in SQL
- * by the same statement on SQLite and PostgreSQL, and the writes of a key's row. A key's delivered parcels
- * are its trackers with a delivery time (Tracker.deliveredAt) and a transit time (Tracker.transitSeconds),
- * written with every status read (src/shipments/delivery-facts.ts).
+ * by the same statement on SQLite and PostgreSQL, the writes of a key's row, and its read for a prediction.
+ * A key's delivered parcels are its trackers with a delivery time (Tracker.deliveredAt) and a transit time
+ * (Tracker.transitSeconds), written with every status read (src/shipments/delivery-facts.ts).
  */
 
 /** One key of the statistics; an unknown destination country is ''. */
@@ -101,6 +101,17 @@ export async function transitFigures(
   const [row] = z.array(figuresRow).parse(await queryRows(prisma, sql, p));
   if (!row || row.median === null || row.p90 === null) return null;
   return { samples: row.samples, medianSeconds: row.median, p90Seconds: row.p90 };
+}
+
+/** The key's median transit and its sample count (one primary-key read of TransitStat); null: no row. */
+export function transitStatOf(
+  prisma: DatabaseClient,
+  key: TransitKey,
+): Promise<{ medianSeconds: number; samples: number } | null> {
+  return prisma.transitStat.findUnique({
+    where: { shopId_provider_destinationCountry: key },
+    select: { medianSeconds: true, samples: true },
+  });
 }
 
 /** Writes the key's figures (a new row or the one there: two passes at once write the same). */
