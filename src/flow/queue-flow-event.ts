@@ -1,9 +1,6 @@
 import type { DatabaseClient, Tx } from '../db/client.js';
 import { type FlowEventInput, queueFlowEvents, triggerInUse } from './queries/flow-events.js';
 
-// The outbox's statements live in its query module; these are used by the other Flow use cases too.
-export { type FlowEventInput, handlesInUse, queueFlowEvents, triggerInUse } from './queries/flow-events.js';
-
 /**
  * The Flow outbox: a trigger to fire becomes a FlowEvent row, sent later by src/flow/send-flow-events.ts.
  * A row is written only while the shop has a workflow on that trigger (a FlowTriggerInUse row, kept by the

@@ -6,13 +6,8 @@ import { estimateOf } from '../shipments/estimates.js';
 import { isFinalStatus, parcelGroupOf, parcelOf as parcelModelOf } from '../shipments/parcel-model.js';
 import { storeTrackingUrl } from '../shipments/tracking-links.js';
 import { fulfillmentGid } from '../shopify/fulfillment-events.js';
-import {
-  type FlowEventInput,
-  handlesInUse,
-  queueFlowEvent,
-  type QueueOutcome,
-  queueFlowEvents,
-} from './queue-flow-event.js';
+import { queueFlowEvent, type QueueOutcome } from './queue-flow-event.js';
+import { type FlowEventInput, handlesInUse, queueFlowEvents } from './queries/flow-events.js';
 import { openProblemsOnTrigger, trackerParcel } from './queries/trigger-reads.js';
 import { type FlowTriggerHandle, flowPayload, type ShipmentFacts } from './triggers.js';
 

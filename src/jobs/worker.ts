@@ -4,7 +4,7 @@ import { postInstantProblems } from '../notifications/instant-problems.js';
 import { sendDueDigests } from '../notifications/send-digests.js';
 import { queueBalanceLow, queueProblemsOpened, queueShipmentChanges } from '../flow/queue-triggers.js';
 import { sendFlowEvents } from '../flow/send-flow-events.js';
-import { triggerInUse } from '../flow/queue-flow-event.js';
+import { triggerInUse } from '../flow/queries/flow-events.js';
 import { balanceForecast } from '../shipments/balance-forecast.js';
 import { refreshTransitStats } from '../shipments/estimates.js';
 import { refreshShopProfiles } from '../shopify/shop-profile.js';

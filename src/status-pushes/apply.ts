@@ -1,4 +1,4 @@
-import { handlesInUse } from '../flow/queue-flow-event.js';
+import { handlesInUse } from '../flow/queries/flow-events.js';
 import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { queueShipmentChanges } from '../flow/queue-triggers.js';
 import { nowOf } from '../lib/clock.js';

@@ -67,7 +67,10 @@ describe('credentials: the service refuses the store (ssl_error)', () => {
     expect(await shop.calls('create')).toHaveLength(refused.length);
 
     await app.emulator.control.patchAccount(shop.appName, { https: true });
-    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, {
+      apiKey: shop.apiKey,
+      appName: shop.appName,
+    });
     await shop.settled();
 
     expect(await pausedReason(app, shop)).toBeNull();
@@ -93,7 +96,10 @@ describe('credentials: the service refuses the store (ssl_error)', () => {
     expect(await shop.remote()).toEqual([]);
     expect(await healthy.remote()).toHaveLength(1);
 
-    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, {
+      apiKey: shop.apiKey,
+      appName: shop.appName,
+    });
     await shop.settled();
     expect(await shop.remote()).toHaveLength(1);
   });
@@ -208,7 +214,10 @@ describe('balance exhausted', () => {
     await shop.send('fulfillments/create', fixture('fulfillments-create.ups'));
     await waitPaused(app, shop, 'balance_exhausted');
     await app.emulator.control.patchAccount(shop.appName, { balance: 1 });
-    await app.runtime.context.shops.saveCredentials(shop.domain, { apiKey: shop.apiKey, appName: shop.appName });
+    await app.runtime.context.shops.saveCredentials(shop.domain, {
+      apiKey: shop.apiKey,
+      appName: shop.appName,
+    });
     await shop.settled();
     expect(await shop.remote()).toHaveLength(1);
   });

@@ -17,7 +17,11 @@ afterAll(async () => {
   await api?.close();
 });
 
-const deps = () => ({ prisma, shops: api.app.runtime.context.shops, carriers: api.app.runtime.context.carriers });
+const deps = () => ({
+  prisma,
+  shops: api.app.runtime.context.shops,
+  carriers: api.app.runtime.context.carriers,
+});
 const dayMs = 86_400_000;
 const now = new Date('2026-11-24T15:00:00.000Z');
 const ago = (days: number) => new Date(now.getTime() - days * dayMs);
