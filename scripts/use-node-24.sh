@@ -9,9 +9,10 @@
 # script against the one pinned here; nothing else is downloaded), unpacked once into
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/tracksync/node-<version>
 # and its bin/ put first on PATH. npm_config_nodedir points node-gyp at that Node's own headers
-# (include/node), so native modules (better-sqlite3) build for Node 24's ABI rather than against the
-# machine Node's headers (npm's default nodedir here is /usr, Node 20's). Run `npm ci` afterwards when
-# node_modules was installed under another Node.
+# (include/node), so a native module compiled at install builds for Node 24's ABI rather than against the
+# machine Node's headers (npm's default nodedir here is /usr, Node 20's). better-sqlite3 13 (package.json's
+# overrides) ships Node-API prebuilds and compiles nothing; 12 compiled, and crashed on Node 24 at exit.
+# Run `npm ci` afterwards when node_modules was installed under another Node.
 #
 # Idempotent: a second source, or a cached unpack, costs a version check. Safe under `set -euo pipefail`
 # (it sets no shell options). Prints one line naming the node in use; returns non-zero, with the reason on
