@@ -7,7 +7,7 @@
 # this file): npm ci, npm run build, npm prune; the runtime stage runs node dist/app/main.js (= npm start).
 
 # --- build: install everything, compile, then drop what only the build needed ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # better-sqlite3 is a native addon compiled by node-gyp when no prebuilt binary fits.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -26,7 +26,7 @@ RUN npm run build
 RUN npm prune --omit=dev --omit=optional
 
 # --- runtime: compiled app, production node_modules, migrations ---
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

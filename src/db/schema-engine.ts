@@ -30,10 +30,10 @@ function wasmApi(): WebAssemblyApi {
  * Instantiates the schema engine's WebAssembly module once per process.
  *
  * The package's own entry (`schema_engine.js`) does `import * as wasm from "./schema_engine_bg.wasm"`,
- * which Node 20 only allows behind `--experimental-wasm-modules`. Instead we import the JS glue
- * (`schema_engine_bg.js`), compile the .wasm bytes ourselves with the glue as its import object
- * (the module imports everything from "./schema_engine_bg.js"), hand the instance to the glue and run
- * wasm-bindgen's start function — exactly what the entry module does, minus the loader flag.
+ * which Node 22 (still admitted by `engines`) only allows behind `--experimental-wasm-modules`. Instead
+ * we import the JS glue (`schema_engine_bg.js`), compile the .wasm bytes ourselves with the glue as its
+ * import object (the module imports everything from "./schema_engine_bg.js"), hand the instance to the
+ * glue and run wasm-bindgen's start function — exactly what the entry module does, minus the loader flag.
  */
 export function loadSchemaEngineWasm(): Promise<typeof bindings> {
   loading ??= (async () => {

@@ -52,9 +52,9 @@ describe('Dockerfile', () => {
     expect(packageJson.scripts.start).toBe('node dist/app/main.js');
   });
 
-  it('runs on node:20-bookworm-slim as the non-root node user, in production mode', () => {
-    expect(build.image).toBe('node:20-bookworm-slim');
-    expect(runtime.image).toBe('node:20-bookworm-slim');
+  it('runs on node:24-bookworm-slim as the non-root node user, in production mode', () => {
+    expect(build.image).toBe('node:24-bookworm-slim');
+    expect(runtime.image).toBe('node:24-bookworm-slim');
     expect(runtime.name).not.toBe('build');
     expect(args(runtime, 'USER')).toEqual(['node']);
     expect(args(runtime, 'ENV').join(' ')).toMatch(/\bNODE_ENV=production\b/);
@@ -96,18 +96,18 @@ describe('parseDockerfile', () => {
     const parsed = parseDockerfile(
       [
         '# syntax=docker/dockerfile:1',
-        'FROM node:20 AS build',
+        'FROM node:24 AS build',
         'RUN apt-get update \\',
         '  # a comment inside',
         ' && apt-get install -y make',
         'RUN --mount=type=cache,target=/root/.npm npm ci',
-        'FROM node:20-slim',
+        'FROM node:24-slim',
         'CMD ["node", "main.js"]',
       ].join('\n'),
     );
     expect(parsed.map((s) => [s.name, s.image])).toEqual([
-      ['build', 'node:20'],
-      ['1', 'node:20-slim'],
+      ['build', 'node:24'],
+      ['1', 'node:24-slim'],
     ]);
     expect(parsed[0]?.instructions.map(runCommand)).toEqual([
       'apt-get update && apt-get install -y make',

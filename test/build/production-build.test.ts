@@ -89,11 +89,14 @@ function cleanPath(): string {
 /**
  * The environment of the build steps, from scratch: nothing of vitest (NODE_ENV=test) nor of an enclosing
  * `npm test` (npm_config_local_prefix would point npm at this repository instead of the copy). HOME keeps
- * the user's npm configuration and cache.
+ * the user's npm configuration and cache; npm_config_nodedir (scripts/use-node-24.sh sets it, as the
+ * Dockerfile does) keeps better-sqlite3 building against the headers of the Node that runs it.
  */
 function buildEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: cleanPath(), HOME: process.env.HOME ?? os.homedir() };
-  for (const name of ['TMPDIR', 'LANG', 'LC_ALL']) if (process.env[name]) env[name] = process.env[name];
+  for (const name of ['TMPDIR', 'LANG', 'LC_ALL', 'npm_config_nodedir', 'NPM_CONFIG_NODEDIR']) {
+    if (process.env[name]) env[name] = process.env[name];
+  }
   return {
     ...env,
     npm_config_audit: 'false',
