@@ -10,9 +10,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { benchShops, emulatorAccounts, fixture, makeBurst } from './burst.js';
 import { Cleanup } from './cleanup.js';
+import { benchPostgres } from './postgres.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';
 import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
@@ -57,7 +57,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     options: {
       quick: { type: 'boolean', default: false },
       'worker-concurrency': { type: 'string' },
-      'postgres-admin-url': { type: 'string', default: DEFAULT_POSTGRES_ADMIN_URL },
+      'postgres-admin-url': { type: 'string' },
     },
     strict: true,
   });
@@ -67,7 +67,6 @@ async function main(cleanup: Cleanup): Promise<number> {
   if (workerConcurrency !== undefined && !(Number.isInteger(workerConcurrency) && workerConcurrency > 0)) {
     throw new Error('--worker-concurrency must be a positive integer');
   }
-  const postgresAdminUrl = values['postgres-admin-url'];
   const date = new Date();
 
   // Fresh secrets per run: the webhook secret (SHOPIFY_API_SECRET) and the key that seals the shops' API keys.
@@ -91,6 +90,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   ];
   write(`tracksync bench (${params.mode}) — ${date.toISOString()}`);
   for (const line of [...machine, ...parameters]) write(`  ${line}`);
+  const postgresAdminUrl = await benchPostgres(cleanup, write, values['postgres-admin-url']);
   write('');
 
   // The emulator's address is fixed up front, so the intake servers (which never call it) need not wait for it.
