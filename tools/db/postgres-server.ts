@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -213,20 +214,26 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
       }
     }
     const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-    const version = await serverVersion(adminUrl);
-    let stopping: Promise<void> | undefined;
+    // A process that exits without stop() (an interrupted run: SIGINT, SIGTERM, process.exit) takes the
+    // server and its folder with it. Only a SIGKILL leaves them behind.
+    const onExit = () => stopNow(folder);
+    process.once('exit', onExit);
     const running = server;
-    return {
-      adminUrl,
-      port,
-      folder,
-      version,
-      createdSystemUser,
-      stop: () => {
-        stopping ??= running.stop().finally(() => rm(folder, { recursive: true, force: true }));
-        return stopping;
-      },
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= running.stop().finally(async () => {
+        process.off('exit', onExit);
+        await rm(folder, { recursive: true, force: true });
+      });
+      return stopping;
     };
+    try {
+      const version = await serverVersion(adminUrl);
+      return { adminUrl, port, folder, version, createdSystemUser, stop };
+    } catch (error) {
+      await stop();
+      throw error;
+    }
   } catch (error) {
     await server?.stop().catch(() => undefined);
     await rm(folder, { recursive: true, force: true });
@@ -237,6 +244,20 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
       { cause: error },
     );
   }
+}
+
+/**
+ * At process exit (synchronous only): the server's postmaster (its pid is the first line of postmaster.pid)
+ * gets SIGQUIT, PostgreSQL's immediate shutdown, and the folder is removed.
+ */
+function stopNow(folder: string): void {
+  try {
+    const pid = Number(readFileSync(path.join(folder, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGQUIT');
+  } catch {
+    // Already stopped: no postmaster.pid, or no such process.
+  }
+  rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
 }
 
 async function serverVersion(adminUrl: string): Promise<string> {
