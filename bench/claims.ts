@@ -8,7 +8,8 @@
  * - `seedClaimBacklog(prisma, options)`: a backlog seeded with `generate_series` (PostgreSQL): many small
  *   shops with a few status reads due each, one big shop holding the oldest half of the due reads (the
  *   worst case for a per-shop claim), and paused shops with many trackers waiting for a sync.
- * - `npx tsx bench/claims.ts`: both, on a scratch PostgreSQL database (POSTGRES_ADMIN_URL), with ~3.6k and
+ * - `npx tsx bench/claims.ts`: both, on a scratch PostgreSQL database (POSTGRES_ADMIN_URL's server, the
+ *   default address's, or an embedded one: tools/db/postgres-server.ts), with ~3.6k and
  *   ~70k reads due and 100k syncs waiting in paused shops; prints `name: value` lines.
  */
 import { performance } from 'node:perf_hooks';
@@ -18,7 +19,8 @@ import { createDatabase } from '../src/db/client.js';
 import { claimDue, type QueueDescription, releaseLeases } from '../src/db/lease-queue.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { statusPollQueue, trackerQueue } from '../src/db/queues.js';
-import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
+import { acquireTestPostgres } from '../tools/db/postgres-server.js';
+import { createScratchDatabase } from '../tools/db/scratch.js';
 
 export interface ClaimTiming {
   queue: string;
@@ -174,7 +176,16 @@ function print(label: string, m: ClaimMeasurement): void {
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.POSTGRES_ADMIN_URL ?? DEFAULT_POSTGRES_ADMIN_URL;
+  const postgres = await acquireTestPostgres(process.env);
+  console.log(postgres.description);
+  try {
+    await measureOnScratch(postgres.adminUrl);
+  } finally {
+    await postgres.release();
+  }
+}
+
+async function measureOnScratch(adminUrl: string): Promise<void> {
   const scratch = await createScratchDatabase('postgresql', {
     prefix: 'tracksync_bench_claims',
     postgresAdminUrl: adminUrl,

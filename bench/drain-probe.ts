@@ -4,7 +4,6 @@
  * to profile one phase (with BENCH_CPU_PROF_DIR) without the rest of the run. Prints each phase's figures.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { benchShops, emulatorAccounts, makeBurst } from './burst.js';
 import { readSample } from '../tools/dev/samples.js';
 import { Cleanup } from './cleanup.js';
@@ -16,6 +15,7 @@ import { startBenchStore } from './store.js';
 import { measurePushBurst } from './pushes.js';
 import { measureIntake, startIntakeServers } from './intake.js';
 import { startLoadGenerator } from './load-client.js';
+import { benchPostgres } from './postgres.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const kinds = {
@@ -28,6 +28,7 @@ const kinds = {
 async function main(cleanup: Cleanup) {
   const names = process.argv.slice(2).filter((a): a is keyof typeof kinds => a in kinds);
   const params = benchParams(false);
+  const postgresAdminUrl = await benchPostgres(cleanup, write);
   const secret = randomBytes(24).toString('hex');
   const encryptionKey = `bench:${randomBytes(32).toString('base64')}`;
   const shops = benchShops(params.drain.shops);
@@ -46,7 +47,7 @@ async function main(cleanup: Cleanup) {
         secret,
         encryptionKey,
         trackingApiBaseUrl: emulator.baseUrl,
-        postgresAdminUrl: DEFAULT_POSTGRES_ADMIN_URL,
+        postgresAdminUrl,
         cleanup,
       }),
     ]);
@@ -90,7 +91,7 @@ async function main(cleanup: Cleanup) {
       store,
       secret,
       encryptionKey,
-      postgresAdminUrl: DEFAULT_POSTGRES_ADMIN_URL,
+      postgresAdminUrl,
       timeoutSec: params.drain.timeoutSec,
       progressEverySec: params.drain.progressEverySec,
       cleanup,

@@ -10,10 +10,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { benchShops, emulatorAccounts, makeBurst } from './burst.js';
 import { readSample } from '../tools/dev/samples.js';
 import { Cleanup } from './cleanup.js';
+import { benchPostgres } from './postgres.js';
 import { type PreparedDrain, prepareDrain } from './drain.js';
 import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
@@ -58,7 +58,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     options: {
       quick: { type: 'boolean', default: false },
       'worker-concurrency': { type: 'string' },
-      'postgres-admin-url': { type: 'string', default: DEFAULT_POSTGRES_ADMIN_URL },
+      'postgres-admin-url': { type: 'string' },
     },
     strict: true,
   });
@@ -68,7 +68,6 @@ async function main(cleanup: Cleanup): Promise<number> {
   if (workerConcurrency !== undefined && !(Number.isInteger(workerConcurrency) && workerConcurrency > 0)) {
     throw new Error('--worker-concurrency must be a positive integer');
   }
-  const postgresAdminUrl = values['postgres-admin-url'];
   const date = new Date();
 
   // Fresh secrets per run: the webhook secret (SHOPIFY_API_SECRET) and the key that seals the shops' API keys.
@@ -92,6 +91,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   ];
   write(`tracksync bench (${params.mode}) — ${date.toISOString()}`);
   for (const line of [...machine, ...parameters]) write(`  ${line}`);
+  const postgresAdminUrl = await benchPostgres(cleanup, write, values['postgres-admin-url']);
   write('');
 
   // The emulator's address is fixed up front, so the intake servers (which never call it) need not wait for it.

@@ -15,7 +15,8 @@
  * and made again; dropped at the end unless --keep), --keep (keep the database, and record each finished
  * part in bench/.tmp/scale-<database>.json), --reuse (with --keep: use a database seeded by an earlier run
  * with the same sizes and skip the parts it finished, so an interrupted run goes on where it stopped),
- * --connections N (seeding connections, default 2), --out FILE (a copy of the output), --postgres-admin-url.
+ * --connections N (seeding connections, default 2), --out FILE (a copy of the output), --postgres-admin-url (default: POSTGRES_ADMIN_URL's server, the
+ * default address's, or an embedded one started for the run, where --keep and --reuse keep nothing: bench/postgres.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,7 +25,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { Cleanup } from './cleanup.js';
 import { machineBusyNow } from './cpu.js';
 import { startEmulatorProcess } from './emulator.js';
@@ -71,6 +71,7 @@ import {
 import { measureSqlite, type SqliteResult, sqliteLines } from './scale-sqlite.js';
 import { parseSize, plannedShops, type ScaleShop, scaleAccount } from './scale-seed.js';
 import { withDatabaseName } from '../tools/db/scratch.js';
+import { benchPostgres } from './postgres.js';
 
 interface Params {
   mode: 'full' | 'quick';
@@ -733,7 +734,7 @@ async function main(cleanup: Cleanup): Promise<number> {
       reuse: { type: 'boolean', default: false },
       connections: { type: 'string', default: '2' },
       out: { type: 'string' },
-      'postgres-admin-url': { type: 'string', default: DEFAULT_POSTGRES_ADMIN_URL },
+      'postgres-admin-url': { type: 'string' },
     },
     strict: true,
   });
@@ -788,7 +789,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     ({ results: pg, checkpoint } = await postgresPhase(
       params,
       {
-        adminUrl: values['postgres-admin-url'],
+        adminUrl: await benchPostgres(cleanup, write, values['postgres-admin-url']),
         database: values.database,
         keep: values.keep,
         reuse: values.reuse,

@@ -28,6 +28,7 @@ import { createDatabase, type DatabaseClient } from '../src/db/client.js';
 import { type BulkRows, insertRows } from '../src/db/insert-rows.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import type { DatabaseProvider } from '../src/db/provider.js';
+import { acquireTestPostgres } from '../tools/db/postgres-server.js';
 import { createScratchDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../tools/db/scratch.js';
 import { findCarrier } from '../tools/emulator/carriers.js';
 import { shipmentSnapshot } from '../tools/emulator/lifecycle.js';
@@ -531,16 +532,24 @@ function printSnapshot(title: string, s: StorageSnapshot, verbose = false): void
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const flag = process.argv.indexOf('--fulfillments');
   const fulfillments = flag > 0 ? Number(process.argv[flag + 1]) : 5_000;
-  const report = await measureBytesPerFulfillment({ fulfillments });
-  console.log(`seeded: ${JSON.stringify(report.seeded)}`);
-  printSnapshot('nothing deleted', report.nothingDeleted);
-  printSnapshot('applied pushes pruned after 7 days (before retention)', report.pushPruneOnly);
-  printSnapshot('after retention', report.afterRetention, true);
-  console.log(`retention: ${report.retention.passes} passes, ${report.retention.ms} ms`);
-  for (const provider of ['sqlite', 'postgresql'] as const) {
-    const times = await measureRetentionStatements({ provider, fulfillments });
-    console.log(
-      `retention statements (${provider}, batch ${times.settings.batchSize}): ${JSON.stringify(times)}`,
-    );
+  // POSTGRES_ADMIN_URL's server, the default address's, or an embedded one (tools/db/postgres-server.ts).
+  const postgres = await acquireTestPostgres(process.env);
+  console.log(postgres.description);
+  try {
+    const postgresAdminUrl = postgres.adminUrl;
+    const report = await measureBytesPerFulfillment({ fulfillments, postgresAdminUrl });
+    console.log(`seeded: ${JSON.stringify(report.seeded)}`);
+    printSnapshot('nothing deleted', report.nothingDeleted);
+    printSnapshot('applied pushes pruned after 7 days (before retention)', report.pushPruneOnly);
+    printSnapshot('after retention', report.afterRetention, true);
+    console.log(`retention: ${report.retention.passes} passes, ${report.retention.ms} ms`);
+    for (const provider of ['sqlite', 'postgresql'] as const) {
+      const times = await measureRetentionStatements({ provider, fulfillments, postgresAdminUrl });
+      console.log(
+        `retention statements (${provider}, batch ${times.settings.batchSize}): ${JSON.stringify(times)}`,
+      );
+    }
+  } finally {
+    await postgres.release();
   }
 }

@@ -6,8 +6,9 @@
  *   prisma/migrations/sqlite/<timestamp>_<name>/migration.sql
  *   prisma/migrations/postgresql/<timestamp>_<name>/migration.sql
  * For each provider the existing migrations are applied to a scratch database (temp SQLite file;
- * temporary PostgreSQL database on POSTGRES_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres,
- * created and dropped) and the engine diffs it against the schema. The status table
+ * temporary PostgreSQL database, created and dropped, on POSTGRES_ADMIN_URL's server, else the one at
+ * postgres://postgres@127.0.0.1:5432/postgres when it lets us in, else (or with TEST_POSTGRES=embedded) an
+ * embedded one started for the command and stopped after it: tools/db/postgres-server.ts) and the engine diffs it against the schema. The status table
  * (src/shipments/status-table.ts) is compared with the StatusClass rows the history left: a change appends
  * the rows' rewrite and the re-classification of the trackers holding the changed codes (docs/development.md: "Add or
  * regroup a status code"). Prints "no changes" when the migrations already match the schema and the
@@ -22,6 +23,7 @@
 
 import path from 'node:path';
 import { createMigrations } from '../tools/db/create-migration.js';
+import { acquireTestPostgres, type TestPostgres } from '../tools/db/postgres-server.js';
 import { PROJECT_ROOT } from '../src/db/paths.js';
 import { DATABASE_PROVIDERS } from '../src/db/provider.js';
 import { statusClassChanges } from '../src/shipments/status-classes.js';
@@ -32,9 +34,12 @@ if (name === '' || name.startsWith('-')) {
   process.exit(2);
 }
 
+let postgres: TestPostgres | undefined;
 try {
+  postgres = await acquireTestPostgres(process.env);
+  console.log(postgres.description);
   const results = await createMigrations(name, DATABASE_PROVIDERS, {
-    postgresAdminUrl: process.env.POSTGRES_ADMIN_URL,
+    postgresAdminUrl: postgres.adminUrl,
     // A change to src/shipments/status-table.ts: its rows rewritten, the trackers it moves re-classified.
     generated: statusClassChanges(),
   });
@@ -52,4 +57,6 @@ try {
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;
+} finally {
+  await postgres?.release();
 }

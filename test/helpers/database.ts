@@ -16,7 +16,11 @@ export function defaultTestProvider(env: Record<string, string | undefined> = pr
   return value;
 }
 
-/** PostgreSQL server on which test databases are created: POSTGRES_ADMIN_URL or the local `postgres`. */
+/**
+ * PostgreSQL server on which test databases are created: POSTGRES_ADMIN_URL, which the run's global setup
+ * (test/helpers/postgres-server.ts) sets to the server it chose or started; outside vitest, unset, the
+ * local `postgres`.
+ */
 export function testPostgresAdminUrl(): string {
   return process.env.POSTGRES_ADMIN_URL ?? DEFAULT_POSTGRES_ADMIN_URL;
 }
