@@ -189,6 +189,8 @@ export interface LookupLimits {
   shopFailuresPerMinute: number;
   /** Tracking service calls a shop's lookups may cause in a minute. */
   serviceCallsPerMinute: number;
+  /** Visitors of a shop with a failure row of their own; beyond it new visitors are held shop-wide. */
+  visitorRowsPerShop: number;
 }
 
 export interface AppConfig {

@@ -32,6 +32,11 @@ export function flowLifecycleRoute(ctx: Pick<AppContext, 'prisma' | 'logger'>, s
     const facts = { shop: callback.shopDomain, trigger: callback.definitionId, enabled: callback.enabled };
     if (result.kind === 'unknown_shop' || result.kind === 'unknown_trigger')
       ctx.logger.warn({ ...facts, result: result.kind }, 'Flow lifecycle callback ignored');
+    else if (result.clamped)
+      ctx.logger.warn(
+        { ...facts, result: result.kind, timestamp: callback.timestamp.toISOString() },
+        'Flow lifecycle callback dated ahead of our clock; taken as of its arrival',
+      );
     else ctx.logger.info({ ...facts, result: result.kind }, 'Flow lifecycle callback');
     res.status(200).json({ ok: true, result: result.kind });
   };

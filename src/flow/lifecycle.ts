@@ -14,8 +14,15 @@ import { type FlowTriggerHandle, handleOfDefinition } from './triggers.js';
  * Flow waits at most five seconds for a 2xx, or the merchant cannot turn the workflow on.
  *
  * Newer callbacks win: the stored row's `updatedAt` is the callback's `timestamp`, and an older callback
- * changes nothing (the platform's advice).
+ * changes nothing (the platform's advice). A `timestamp` more than `maxCallbackLeadMs` ahead of the app's
+ * clock is clamped to the time it arrived: it is applied (a refusal would stop the merchant turning the
+ * workflow on, and the body is signed by the platform), but it cannot stand as the newest for ever and hide
+ * every later real callback (one dated 9999-12-31 did). A row stored with such a time earlier holds no
+ * callback back.
  */
+
+/** How far ahead of the app's clock a callback's time is taken as sent: clocks drift, a little. */
+export const maxCallbackLeadMs = 5 * 60_000;
 
 export interface LifecycleCallback {
   definitionId: string;
@@ -99,7 +106,13 @@ export function verifyLifecycleCallback(
  * merchant is never blocked by it).
  */
 export type LifecycleResult =
-  | { kind: 'enabled' | 'disabled' | 'stale'; shopId: string; handle: FlowTriggerHandle }
+  | {
+      kind: 'enabled' | 'disabled' | 'stale';
+      shopId: string;
+      handle: FlowTriggerHandle;
+      /** The callback's time was too far ahead and taken as its arrival (`maxCallbackLeadMs`). */
+      clamped: boolean;
+    }
   | { kind: 'unknown_shop' }
   | { kind: 'unknown_trigger'; shopId: string };
 
@@ -107,17 +120,20 @@ export type LifecycleResult =
 export async function applyLifecycleCallback(
   prisma: DatabaseClient,
   callback: LifecycleCallback,
+  now: Date = new Date(),
 ): Promise<LifecycleResult> {
   const shop = await shopIdByDomain(prisma, callback.shopDomain);
   if (!shop) return { kind: 'unknown_shop' };
   const handle = handleOfDefinition(callback.definitionId);
   if (!handle) return { kind: 'unknown_trigger', shopId: shop.id };
-  const at = callback.timestamp;
+  const latestAllowed = new Date(now.getTime() + maxCallbackLeadMs);
+  const clamped = callback.timestamp > latestAllowed;
+  const at = clamped ? now : callback.timestamp;
   if (!callback.enabled) {
-    const { newer } = await dropTriggerInUse(prisma, shop.id, handle, at);
-    return { kind: newer > 0 ? 'stale' : 'disabled', shopId: shop.id, handle };
+    const { newer } = await dropTriggerInUse(prisma, shop.id, handle, at, latestAllowed);
+    return { kind: newer > 0 ? 'stale' : 'disabled', shopId: shop.id, handle, clamped };
   }
   // One statement: written unless a newer callback's row is there.
-  const written = await writeTriggerInUse(prisma, shop.id, handle, at);
-  return { kind: written ? 'enabled' : 'stale', shopId: shop.id, handle };
+  const written = await writeTriggerInUse(prisma, shop.id, handle, at, latestAllowed);
+  return { kind: written ? 'enabled' : 'stale', shopId: shop.id, handle, clamped };
 }

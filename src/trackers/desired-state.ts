@@ -130,6 +130,13 @@ export function newLineRow(
   };
 }
 
+/**
+ * How far ahead of the app's clock a fulfilment's `updated_at` is taken as sent. The body is the platform's
+ * (signed), so a time beyond it is clamped to now rather than refused: the fulfilment's numbers still
+ * apply, but the time cannot stand as the newest for ever and turn every later real update away as stale.
+ */
+export const maxSourceLeadMs = 5 * 60_000;
+
 export async function applyFulfillment(
   tx: Tx,
   shop: Shop,
@@ -139,19 +146,26 @@ export async function applyFulfillment(
   const locked = await lockShop(tx, shop.id);
   const existing = await fulfillmentRow(tx, shop.id, fulfillment.fulfillmentId);
   const cancelled = isCancelledStatus(fulfillment.status);
-  const updatedAt = fulfillment.updatedAt ?? existing?.sourceUpdatedAt ?? new Date(0);
+  // Times from the body are bounded (maxSourceLeadMs): one far ahead is taken as now, and one stored far
+  // ahead (before the bound existed) holds no update back.
+  const applyAt = new Date();
+  const latest = applyAt.getTime() + maxSourceLeadMs;
+  const sent =
+    fulfillment.updatedAt && fulfillment.updatedAt.getTime() > latest ? applyAt : fulfillment.updatedAt;
+  const stored = existing && existing.sourceUpdatedAt.getTime() <= latest ? existing.sourceUpdatedAt : null;
+  const updatedAt = sent ?? stored ?? new Date(0);
 
   if (existing) {
     // A cancellation is final; otherwise the newest `updated_at` wins.
     if (isCancelledStatus(existing.status) && !cancelled) {
       return { kind: 'stale', why: 'the fulfilment is already cancelled' };
     }
-    if (!cancelled && updatedAt < existing.sourceUpdatedAt) {
+    if (!cancelled && stored && updatedAt < stored) {
       return { kind: 'stale', why: 'an update newer than this one was already applied' };
     }
   }
 
-  const newest = existing && existing.sourceUpdatedAt > updatedAt ? existing.sourceUpdatedAt : updatedAt;
+  const newest = stored && stored > updatedAt ? stored : updatedAt;
   const fields = fulfillmentColumns(shop.id, fulfillment, newest);
   if (existing) {
     await updateFulfillmentRow(tx, existing.id, fields);

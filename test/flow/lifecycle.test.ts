@@ -153,4 +153,49 @@ describe('the Flow trigger lifecycle callback', () => {
     expect(await prisma().flowTriggerInUse.count({ where: { handle: 'Add row to spreadsheet' } })).toBe(0);
     expect((await inUse()).map((r) => r.handle)).toEqual(['shipment-delivered']);
   });
+
+  it('a callback dated far ahead is taken as of its arrival: it does not hide the later real ones', async () => {
+    const handle = 'delivery-estimate-changed';
+    const at = (timestamp: string, enabled: boolean) =>
+      callback({ flow_trigger_definition_id: handle, has_enabled_flow: enabled, timestamp });
+    const stored = () =>
+      prisma().flowTriggerInUse.findUnique({ where: { shopId_handle: { shopId, handle } } });
+    const before = Date.now();
+    expect(await post(at('9999-12-31T23:59:59Z', true))).toEqual({
+      status: 200,
+      body: { ok: true, result: 'enabled' },
+    });
+    const clamped = (await stored())!.updatedAt.getTime();
+    expect(clamped).toBeGreaterThanOrEqual(before);
+    expect(clamped).toBeLessThanOrEqual(Date.now());
+    // The merchant turns the workflow off a moment later (a real time, a second after the clamped one).
+    expect(await post(at(new Date(clamped + 1000).toISOString(), false))).toEqual({
+      status: 200,
+      body: { ok: true, result: 'disabled' },
+    });
+    expect(await stored()).toBeNull();
+    // A few minutes of clock drift are taken as sent.
+    const drift = new Date(Date.now() + 2 * 60_000).toISOString();
+    expect(await post(at(drift, true))).toMatchObject({ status: 200, body: { result: 'enabled' } });
+    expect((await stored())!.updatedAt.toISOString()).toBe(drift);
+  });
+
+  it('a far-future time stored before the rule holds no callback back', async () => {
+    const handle = 'shipment-needs-attention';
+    await prisma().flowTriggerInUse.create({
+      data: { shopId, handle, updatedAt: new Date('9999-12-31T00:00:00Z') },
+    });
+    const now = new Date().toISOString();
+    const off = callback({ flow_trigger_definition_id: handle, has_enabled_flow: false, timestamp: now });
+    expect(await post(off)).toEqual({ status: 200, body: { ok: true, result: 'disabled' } });
+    await prisma().flowTriggerInUse.create({
+      data: { shopId, handle, updatedAt: new Date('9999-12-31T00:00:00Z') },
+    });
+    const on = callback({ flow_trigger_definition_id: handle, timestamp: now });
+    expect(await post(on)).toEqual({ status: 200, body: { ok: true, result: 'enabled' } });
+    const row = await prisma().flowTriggerInUse.findUniqueOrThrow({
+      where: { shopId_handle: { shopId, handle } },
+    });
+    expect(row.updatedAt.toISOString()).toBe(now);
+  });
 });

@@ -112,6 +112,73 @@ describe('failed lookups', () => {
   });
 });
 
+describe('visitors remembered per shop', () => {
+  /** A distinct IPv6 /56 per i (the 4th group's high byte and the 3rd group): one visitor each. */
+  const prefix = (i: number) => `2001:db8:${(i >> 8).toString(16)}:${((i & 0xff) << 8).toString(16)}::1`;
+  const visitorRows = (shopId: string) =>
+    database.prisma.lookupLimit.count({ where: { shopId, kind: 'visitor' } });
+
+  it('2 200 failures from distinct /56 prefixes leave at most the bound of rows; beyond it the shop-wide hold takes over', async () => {
+    const shopId = await newShop();
+    const bound = 50;
+    const l = limiter({ visitorRowsPerShop: bound });
+    const start = clock;
+    let answered = 0;
+    let held = 0;
+    // One new address a second, for 2 200 s.
+    for (let i = 0; i < 2_200; i++) {
+      const gate = await l.check(shopId, prefix(i));
+      if (gate.ok) {
+        answered++;
+        await l.failed(gate.visitor);
+      } else {
+        held++;
+        expect(gate.retryAfterS).toBeLessThanOrEqual(60);
+      }
+      clock += 1_000;
+    }
+    expect(await visitorRows(shopId)).toBe(bound);
+    // Beyond the bound, new visitors share the shop's failures a minute (10 here, and the one a minute that
+    // counts the rows again): the rest are held.
+    const perMinute = 10 + 1;
+    const minutes = Math.ceil((clock - start) / 60_000) + 1;
+    expect(answered).toBeLessThanOrEqual(bound + perMinute * minutes);
+    expect(held).toBe(2_200 - answered);
+
+    // Under attack now (ten failures in this minute): a new visitor is held until the minute ends…
+    clock += 61_000;
+    for (let i = 0; i < 10; i++) await failOnce(l, shopId, prefix(5_000 + i));
+    const stranger = await l.check(shopId, prefix(6_000));
+    expect(stranger.ok).toBe(false);
+    expect((stranger as { retryAfterS: number }).retryAfterS).toBeLessThanOrEqual(60);
+    // …a visitor with a row of its own keeps its own rules (one failure, far under its allowance)…
+    expect((await l.check(shopId, prefix(0))).ok).toBe(true);
+    // …and the next minute the new visitor is answered again; still no new row.
+    clock += 61_000;
+    expect(await failOnce(l, shopId, prefix(6_000))).toBe(0);
+    expect(await visitorRows(shopId)).toBe(bound);
+
+    // Once retention has deleted the rows (a day after their last failure), new visitors get rows again.
+    clock += 24 * 3_600_000 + 1;
+    await createRetention({ prisma: database.prisma }).runPass({ now: new Date(clock + 3_600_000 + 1) });
+    expect(await visitorRows(shopId)).toBe(0);
+    expect(await failOnce(l, shopId, prefix(7_000))).toBe(0);
+    expect(await visitorRows(shopId)).toBe(1);
+  }, 120_000);
+
+  it('another shop’s visitors are not held by one shop’s bound', async () => {
+    const full = await newShop();
+    const other = await newShop();
+    const l = limiter({ visitorRowsPerShop: 3 });
+    for (let i = 0; i < 20; i++) await failOnce(l, full, prefix(i));
+    expect(await visitorRows(full)).toBe(3);
+    expect((await l.check(full, prefix(100))).ok).toBe(false);
+    expect((await l.check(other, prefix(100))).ok).toBe(true);
+    for (let i = 0; i < 3; i++) await failOnce(l, other, prefix(i));
+    expect(await visitorRows(other)).toBe(3);
+  });
+});
+
 describe('service calls caused by lookups', () => {
   it('stay within the shop’s budget a minute, across limiters, and the next minute has its own', async () => {
     const shopId = await newShop();

@@ -156,6 +156,35 @@ describe('applyFulfillment', () => {
     ).toEqual(t(5));
   });
 
+  it('an updated_at far ahead is taken as now: it applies, and a later real update is not turned away', async () => {
+    const shop = await shopWith();
+    const before = Date.now();
+    const first = await apply(shop, {
+      updatedAt: new Date('9999-12-31T00:00:00Z'),
+      trackingNumbers: ['FAR'],
+    });
+    expect(first.kind).toBe('applied');
+    const row = () => db.prisma.fulfillment.findFirstOrThrow({ where: { shopId: shop.id } });
+    const clamped = (await row()).sourceUpdatedAt.getTime();
+    expect(clamped).toBeGreaterThanOrEqual(before);
+    expect(clamped).toBeLessThanOrEqual(Date.now());
+    const later = new Date(clamped + 1000);
+    expect((await apply(shop, { updatedAt: later, trackingNumbers: ['REAL'] })).kind).toBe('applied');
+    expect(await wanted(shop)).toEqual(['REAL@ups']);
+    expect((await row()).sourceUpdatedAt).toEqual(later);
+  });
+
+  it('a far-future updated_at stored before the bound holds no update back', async () => {
+    const shop = await shopWith();
+    await apply(shop, { updatedAt: t(1), trackingNumbers: ['OLD'] });
+    await db.prisma.fulfillment.updateMany({
+      where: { shopId: shop.id },
+      data: { sourceUpdatedAt: new Date('9999-12-31T00:00:00Z') },
+    });
+    expect((await apply(shop, { updatedAt: t(2), trackingNumbers: ['NEW'] })).kind).toBe('applied');
+    expect(await wanted(shop)).toEqual(['NEW@ups']);
+  });
+
   it('a cancellation is final: a later non-cancelled update, even a newer one, is stale', async () => {
     const shop = await shopWith();
     await apply(shop, { updatedAt: t(1), trackingNumbers: ['A1'] });

@@ -77,31 +77,40 @@ export async function queueFlowEvents(
 
 /**
  * The lifecycle callback's "disabled": deletes the shop's row of the trigger unless a newer callback wrote
- * it, and says whether a newer one is there.
+ * it, and says whether a newer one is there. A row dated after `latestAllowed` (a future time stored before
+ * callbacks' times were bounded) is newer than nothing.
  */
 export async function dropTriggerInUse(
   prisma: DatabaseClient,
   shopId: string,
   handle: string,
   at: Date,
+  latestAllowed: Date,
 ): Promise<{ newer: number }> {
-  await prisma.flowTriggerInUse.deleteMany({ where: { shopId, handle, updatedAt: { lte: at } } });
+  await prisma.flowTriggerInUse.deleteMany({
+    where: { shopId, handle, OR: [{ updatedAt: { lte: at } }, { updatedAt: { gt: latestAllowed } }] },
+  });
   const newer = await prisma.flowTriggerInUse.count({ where: { shopId, handle } });
   return { newer };
 }
 
-/** The lifecycle callback's "enabled", one statement: written unless a newer callback's row is there. */
+/**
+ * The lifecycle callback's "enabled", one statement: written unless a newer callback's row is there (a row
+ * dated after `latestAllowed` is newer than nothing, as above).
+ */
 export async function writeTriggerInUse(
   prisma: DatabaseClient,
   shopId: string,
   handle: string,
   at: Date,
+  latestAllowed: Date,
 ): Promise<boolean> {
   const p = SqlParams.for(prisma);
   const written = await queryRows<{ handle: string }>(
     prisma,
     `INSERT INTO "FlowTriggerInUse" ("shopId", "handle", "updatedAt") VALUES (${p.text(shopId)}, ${p.text(handle)}, ${p.time(at)}) ` +
-      `ON CONFLICT ("shopId", "handle") DO UPDATE SET "updatedAt" = excluded."updatedAt" WHERE "FlowTriggerInUse"."updatedAt" <= excluded."updatedAt" RETURNING "handle"`,
+      `ON CONFLICT ("shopId", "handle") DO UPDATE SET "updatedAt" = excluded."updatedAt" ` +
+      `WHERE "FlowTriggerInUse"."updatedAt" <= excluded."updatedAt" OR "FlowTriggerInUse"."updatedAt" > ${p.time(latestAllowed)} RETURNING "handle"`,
     p,
   );
   return written.length > 0;

@@ -79,3 +79,33 @@ export async function bumpLookupCounters(
     blockedUntilMs: countOf(r.blockedUntilMs),
   }));
 }
+
+/**
+ * The shop's visitor rows, counted up to `bound` and no further: at most `bound` entries of the
+ * (shopId, kind) index read, whatever the table holds.
+ */
+export async function visitorRowsUpTo(
+  prisma: DatabaseClient,
+  shopId: string,
+  bound: number,
+): Promise<number> {
+  const p = SqlParams.for(prisma);
+  const [row] = await queryRows<{ count: unknown }>(
+    prisma,
+    `SELECT COUNT(*) AS "count" FROM (SELECT 1 FROM "LookupLimit" WHERE "shopId" = ${p.text(shopId)} AND "kind" = 'visitor' LIMIT ${p.int(bound)}) AS v`,
+    p,
+  );
+  return row ? countOf(row.count) : 0;
+}
+
+/** Notes on the shop's failure counter that its visitor rows are full until `untilMs`. */
+export async function markVisitorRowsFull(
+  prisma: DatabaseClient,
+  shopRowId: string,
+  untilMs: number,
+): Promise<void> {
+  await prisma.lookupLimit.updateMany({
+    where: { id: shopRowId },
+    data: { blockedUntilMs: BigInt(untilMs) },
+  });
+}

@@ -20,6 +20,7 @@ import {
   openProblemsPage,
 } from '../../shipments/queries/problems.js';
 import { currentShop } from './current-shop.js';
+import { merchantDay } from './validation.js';
 import { type StatusView, statusView } from './shipment-status.js';
 
 /**
@@ -39,8 +40,18 @@ export type ProblemsQuery = z.output<typeof problemsQuery>;
 export const problemIdParams = z.object({ problemId: storableString().min(1).max(100) });
 
 export const handledBody = z.object({ note: storableString().trim().max(500).optional() }).strict();
+/**
+ * A snooze's day: after today and at most a year ahead (the page's date field offers no further). "Today"
+ * is the earliest day that is tomorrow in some time zone (the page picks days in the merchant's own), so a
+ * merchant anywhere can choose their tomorrow.
+ */
 export const snoozeBody = z
-  .object({ until: z.iso.date({ error: 'until must be a date (YYYY-MM-DD)' }) })
+  .object({
+    until: merchantDay('until', {
+      from: { daysFromToday: 0 },
+      fromMessage: 'until must be a day after today',
+    }),
+  })
   .strict();
 
 export interface ProblemRow {

@@ -28,14 +28,18 @@ import {
   syncStateOf,
 } from '../vocabulary.js';
 import { currentShop } from './current-shop.js';
+import { earliestMerchantDay, merchantDay } from './validation.js';
 import { type LastEventView, lastEventOf, type StatusTone, statusView } from './shipment-status.js';
 
 /** Rows on one page of the list. */
 export const shipmentsPerPage = 50;
 
-const day = storableString()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'must be a real date');
+/** A filter's day: a real date from 2000 to a year ahead (year 0 would reach the database). */
+const day = (field: string) =>
+  merchantDay(field, {
+    from: earliestMerchantDay,
+    fromMessage: `${field} must be ${earliestMerchantDay} or later`,
+  });
 
 /** A position in the list (a row's createdAt and id): the app's keyset cursor (src/db/keyset-cursor.ts). */
 const cursor = keysetCursorParam.transform((c, ctx): ShipmentCursor => {
@@ -54,8 +58,8 @@ export const shipmentsQuery = z
     search: storableString().trim().max(100).optional(),
     parcel: z.enum(parcelGroups).optional(),
     sync: z.enum(syncFilters).optional(),
-    from: day.optional(),
-    to: day.optional(),
+    from: day('from').optional(),
+    to: day('to').optional(),
     /** The page after this position (older rows). */
     after: cursor.optional(),
     /** The page before this position (newer rows). */

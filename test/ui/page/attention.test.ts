@@ -327,7 +327,8 @@ describe('acting on a problem', () => {
     expect(handled).toMatchObject({ closedReason: 'handled', note: 'Opened a trace with UPS' });
     expect(handled.closedAt).not.toBeNull();
 
-    // Snooze: three days ahead unless changed; a day that is not after today is refused on the page.
+    // Snooze: three days ahead unless changed; a day that is not after today, or more than a year ahead, is
+    // refused on the page.
     const exceptionRow = page.locator(`s-table-row[data-problem="${exception.id}"]`);
     await exceptionRow.getByRole('button', { name: 'Snooze: Carrier exception, 1ZACT000000002' }).click();
     const until = exceptionRow.getByLabel('Snooze until');
@@ -346,6 +347,12 @@ describe('acting on a problem', () => {
     await expect
       .poll(() => exceptionRow.locator('s-date-field').getAttribute('error'))
       .toBe('Choose a day after today.');
+    // Nor one more than a year ahead (the API refuses it too).
+    await until.fill(inDays(366));
+    await exceptionRow.getByRole('button', { name: 'Snooze', exact: true }).click();
+    await expect
+      .poll(() => exceptionRow.locator('s-date-field').getAttribute('error'))
+      .toBe('Choose a day within a year.');
     await until.fill(inDays(5));
     await exceptionRow.getByRole('button', { name: 'Snooze', exact: true }).click();
     await exceptionRow.waitFor({ state: 'detached' });

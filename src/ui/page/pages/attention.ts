@@ -22,6 +22,8 @@ type Kind = ProblemRow['kind'];
 
 /** How many days ahead Snooze proposes. */
 const snoozeDefaultDays = 3;
+/** The furthest a snooze goes (the API refuses more than a year ahead: src/ui/api/problems.ts). */
+const snoozeMaxDays = 365;
 /** The longest note the API keeps (src/ui/api/problems.ts handledBody). */
 const noteMaxLength = 500;
 
@@ -370,11 +372,12 @@ export const attentionPage: PageModule = (context) => {
 
     function showSnooze(): void {
       const tomorrow = dayFromToday(1);
+      const latest = dayFromToday(snoozeMaxDays);
       const until = h('s-date-field', {
         label: 'Snooze until',
         details: 'Hidden until that day; it comes back then if it still needs you.',
         value: dayFromToday(snoozeDefaultDays),
-        allow: `${tomorrow}--`,
+        allow: `${tomorrow}--${latest}`,
       });
       const submit = h('s-button', { type: 'submit', variant: 'primary' }, 'Snooze');
       const form = h(
@@ -388,6 +391,10 @@ export const attentionPage: PageModule = (context) => {
               until.error = '';
               if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || day < tomorrow) {
                 until.error = 'Choose a day after today.';
+                return;
+              }
+              if (day > latest) {
+                until.error = 'Choose a day within a year.';
                 return;
               }
               void act(submit, 'snooze', { until: day }, `Snoozed until ${formatDay(day)}`, (issue) => {
