@@ -13,6 +13,7 @@ import {
   retentionRules,
   runKeyedStatements,
   sweepRows,
+  takenKeys,
 } from './queries/retention.js';
 
 /**
@@ -67,6 +68,11 @@ export interface RetentionSettings {
   batchSize: number;
   /** Batches per rule per pass. */
   maxBatches: number;
+  /**
+   * Batches per pass of a rule that catches up (the shoppers' page's counters): it runs until a batch comes
+   * back short, so its work grows with what expired since the last pass, up to this many statements.
+   */
+  catchUpBatches: number;
 }
 
 export const defaultRetention: RetentionSettings = {
@@ -79,6 +85,9 @@ export const defaultRetention: RetentionSettings = {
   batchSize: 200,
   // 10 000 rows a rule a pass, a pass a minute: far more than a busy fleet writes; a backlog waits longer.
   maxBatches: 50,
+  // 200 000 counters a pass, a pass a minute: over 3 000 new visitor addresses a second (each a row kept a
+  // day), far past what the per-shop bound on those rows lets in (src/proxy/lookup-limits.ts).
+  catchUpBatches: 1_000,
 };
 
 /** After a sweep has caught up, it starts again from the oldest this long after it began. */
@@ -139,11 +148,12 @@ export function createRetention(
 
   async function keyedBatch(rule: KeyedRule, times: PassTimes): Promise<Batch> {
     return inTransaction(deps.prisma, async (tx) => {
-      const ids = rule.sweep
+      const keys = rule.sweep
         ? await sweepKeys(tx, { ...rule, sweep: rule.sweep }, times)
         : await keyedRuleIds(tx, provider, rule, times, config.batchSize);
+      const ids = await takenKeys(tx, provider, rule, times, keys);
       const deleted = await runKeyedStatements(tx, provider, rule, times, ids);
-      return { deleted, full: (rule.sweep ? ids.length : deleted) >= config.batchSize };
+      return { deleted, full: (rule.sweep ? keys.length : deleted) >= config.batchSize };
     });
   }
 
@@ -163,7 +173,8 @@ export function createRetention(
         const stats: RuleStats = { batches: 0, rows: 0 };
         pass.rules[rule.name] = stats;
         let full = true;
-        while (full && stats.batches < config.maxBatches && !options.shouldStop?.()) {
+        const maxBatches = 'catchUp' in rule && rule.catchUp ? config.catchUpBatches : config.maxBatches;
+        while (full && stats.batches < maxBatches && !options.shouldStop?.()) {
           const batch = 'pick' in rule ? await pickBatch(rule, times) : await keyedBatch(rule, times);
           stats.batches++;
           stats.rows += batch.deleted;

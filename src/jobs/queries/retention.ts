@@ -1,6 +1,7 @@
 import type { DatabaseClient, Tx } from '../../db/client.js';
 import type { DatabaseProvider } from '../../db/provider.js';
 import { SqlParams } from '../../db/sql.js';
+import { statusClassSql } from '../../shipments/status-classes.js';
 
 /**
  * Retention's statements (src/jobs/retention.ts runs them, a batch at a time): each kind of row described
@@ -25,6 +26,12 @@ export interface PickRule {
   name: string;
   table: string;
   pick: string;
+  /**
+   * Runs until its batches come back short (up to `catchUpBatches` a pass) instead of `maxBatches`: for rows
+   * written at a rate no setting bounds (the shoppers' page's counters, one per visitor address), so that the
+   * work of a pass grows with what expired since the last one, still a statement of `batchSize` rows at a time.
+   */
+  catchUp?: boolean;
 }
 
 /**
@@ -42,16 +49,43 @@ export interface KeyedRule {
    * line has gone): a pick would read those still waiting again at every batch, a sweep once per sweep.
    */
   sweep?: { table: string; column: string; before: keyof PassTimes };
+  /**
+   * Of a sweep's keys (`:ids`), those the batch takes: trusted SQL selecting "id", given the provider (on
+   * PostgreSQL it locks them, skipping rows another transaction holds). `then` runs on these only.
+   */
+  take?: (provider: DatabaseProvider) => string;
   then: string[];
 }
 
 export type RetentionRule = PickRule | KeyedRule;
 
-/** Ended: nothing left to do at the service, no read scheduled, no lease held (a dead worker's has run out). */
-const ended = (t: string) =>
-  `${t}."updatedAt" < :tracker AND ${t}."syncState" <> 'pending' AND ${t}."nextPollAt" IS NULL
+/**
+ * Settled: a tracker the app has no work left for, quiet since the retention's cutoff. Each condition keeps
+ * a kind of open work:
+ * - wanted and actual state agree, and nothing failed on the way: synced (not pending, failed nor dead: a
+ *   failed or dead tracker is on the merchant's health line until retried), and either wanted removed and
+ *   absent at the service, or wanted and present with a final status (delivered, returned, ended, …). A
+ *   tracker wanted removed but still at the service, or still wanted whose polling gave up before a final
+ *   status, stays: the service still holds it, and only this row remembers it.
+ * - no read scheduled, no problem evaluation due, no lease held (a dead worker's has run out);
+ * - no store write pending, being sent or refused (refused ones are on the attention list), no open problem
+ *   shown to the merchant, and no tracking-link write of one of its fulfilments pending or refused.
+ * The subqueries read the tracker's own rows by their trackerId (fulfilment) keys: a batch's cost.
+ */
+const settled = (t: string) =>
+  `${t}."updatedAt" < :tracker AND ${t}."syncState" = 'synced'
+    AND ((${t}."desired" = 'removed' AND ${t}."remote" = 'absent')
+      OR (${t}."desired" = 'active' AND ${t}."remote" = 'present' AND ${statusClassSql(`${t}."status"`, `${t}."statusDetail"`, 'final')}))
+    AND ${t}."nextPollAt" IS NULL AND ${t}."problemCheckAt" IS NULL
     AND (${t}."leaseExpiresAt" IS NULL OR ${t}."leaseExpiresAt" < :now)
-    AND (${t}."pollLeaseExpiresAt" IS NULL OR ${t}."pollLeaseExpiresAt" < :now)`;
+    AND (${t}."pollLeaseExpiresAt" IS NULL OR ${t}."pollLeaseExpiresAt" < :now)
+    AND NOT EXISTS (SELECT 1 FROM "StoreFulfillmentEvent" AS e WHERE e."trackerId" = ${t}."id" AND (e."state" || '') NOT IN ('sent', 'skipped'))
+    AND NOT EXISTS (SELECT 1 FROM "ShipmentProblem" AS p WHERE p."trackerId" = ${t}."id" AND p."closedAt" IS NULL)
+    AND NOT EXISTS (SELECT 1 FROM "TrackingLine" AS l JOIN "StoreTrackingLink" AS k ON k."shopId" = l."shopId" AND k."fulfillmentId" = l."fulfillmentId"
+      WHERE l."trackerId" = ${t}."id" AND k."state" NOT IN ('sent', 'skipped'))`;
+
+/** A tracking-link row whose write is done (written, or nothing to write). */
+const linkDone = (k: string) => `${k}."state" IN ('sent', 'skipped')`;
 
 /**
  * Store events written or skipped long enough ago. `ofTracker`: of one tracker, looked up by its key; the
@@ -111,10 +145,12 @@ export const retentionRules: readonly RetentionRule[] = [
     pick: `SELECT q."id" FROM "DigestRun" AS q WHERE q."createdAt" < :failed`,
   },
   {
-    // The shoppers' page's counters once they say nothing (src/proxy/lookup-limits.ts).
+    // The shoppers' page's counters once they say nothing (src/proxy/lookup-limits.ts): every expired one each
+    // pass, whatever the rate visitors' addresses come in.
     name: 'lookupLimits',
     table: 'LookupLimit',
     pick: `SELECT q."id" FROM "LookupLimit" AS q WHERE q."expiresAt" < :now`,
+    catchUp: true,
   },
   {
     // A batch: the trackers of up to batchSize done rows (locked first on PostgreSQL, as a read's insert
@@ -135,15 +171,19 @@ export const retentionRules: readonly RetentionRule[] = [
     ],
   },
   {
-    name: 'trackerLines',
-    table: 'TrackingLine',
-    pick: `SELECT q."id" FROM "Tracker" AS t JOIN "TrackingLine" AS q ON q."trackerId" = t."id" WHERE ${ended('t')}`,
-  },
-  {
+    // Trackers swept oldest first by their last write (a cursor the process keeps): one kept (open work) is
+    // read once a sweep, not at every batch. A batch takes the settled ones of its keys (locked on
+    // PostgreSQL, as a read's store-event insert locks them), then their lines and them, in one transaction
+    // (their store events, done, and closed problems go with them).
     name: 'trackers',
-    table: 'Tracker',
-    pick: `SELECT q."id" FROM "Tracker" AS q WHERE ${ended('q')}
-      AND NOT EXISTS (SELECT 1 FROM "TrackingLine" AS l WHERE l."trackerId" = q."id")`,
+    sweep: { table: 'Tracker', column: 'updatedAt', before: 'tracker' },
+    take: (provider) =>
+      `SELECT t."id" FROM "Tracker" AS t WHERE t."id" IN (:ids) AND ${settled('t')}` +
+      (provider === 'postgresql' ? ` ORDER BY t."id" FOR UPDATE OF t SKIP LOCKED` : ''),
+    then: [
+      `DELETE FROM "TrackingLine" WHERE "trackerId" IN (:ids)`,
+      `DELETE FROM "Tracker" WHERE "id" IN (:ids)`,
+    ],
   },
   {
     name: 'fulfillments',
@@ -152,7 +192,9 @@ export const retentionRules: readonly RetentionRule[] = [
       // Lines that never found a tracker (their carrier never mapped) and ended long ago.
       `DELETE FROM "TrackingLine" WHERE ("shopId", "fulfillmentId") IN (${sweptFulfillments})
         AND "trackerId" IS NULL AND "active" = false AND "updatedAt" < :tracker`,
-      `DELETE FROM "StoreTrackingLink" WHERE ("shopId", "fulfillmentId") IN (${sweptFulfillments} AND ${noLines('f')})`,
+      // A tracking link still to write, or refused (shown on the overview), stays, and its fulfilment with it.
+      `DELETE FROM "StoreTrackingLink" WHERE ("shopId", "fulfillmentId") IN (${sweptFulfillments} AND ${noLines('f')})
+        AND ${linkDone('"StoreTrackingLink"')}`,
       // The time is checked again on the row itself: a fulfilment updated meanwhile (a new number) stays.
       `DELETE FROM "Fulfillment" WHERE "id" IN (:ids) AND "updatedAt" < :tracker AND ${noLines('"Fulfillment"')}
         AND NOT EXISTS (SELECT 1 FROM "StoreTrackingLink" AS k WHERE k."shopId" = "Fulfillment"."shopId" AND k."fulfillmentId" = "Fulfillment"."fulfillmentId")`,
@@ -216,6 +258,20 @@ export async function keyedRuleIds(
 ): Promise<string[]> {
   const p = new Params(provider);
   const sql = p.bind(rule.keys!(batchSize, provider), times);
+  return (await tx.$queryRawUnsafe<{ id: string }[]>(sql, ...p.values)).map((r) => r.id);
+}
+
+/** Of a sweep's keys, those its rule's `take` selects (and on PostgreSQL locks). */
+export async function takenKeys(
+  tx: Tx,
+  provider: DatabaseProvider,
+  rule: KeyedRule,
+  times: PassTimes,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (!rule.take || ids.length === 0) return [...ids];
+  const p = new Params(provider);
+  const sql = p.bind(rule.take(provider), times, ids);
   return (await tx.$queryRawUnsafe<{ id: string }[]>(sql, ...p.values)).map((r) => r.id);
 }
 
