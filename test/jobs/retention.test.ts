@@ -738,6 +738,40 @@ describe('batches', () => {
     expect(await prisma.fulfillment.count()).toBe(0);
   });
 
+  it('the lookup-limit counters catch up: every expired one goes in a pass, a statement of batchSize at a time', async () => {
+    const shop = await createShop(prisma);
+    const counters = (count: number, expiresAt: Date) =>
+      prisma.lookupLimit.createMany({
+        data: Array.from({ length: count }, () => ({
+          id: `${shop.id}:visitor:${randomUUID()}`,
+          shopId: shop.id,
+          kind: 'visitor',
+          count: 1,
+          windowStartMs: BigInt(now.getTime() - day),
+          lastAtMs: BigInt(now.getTime() - day),
+          expiresAt,
+        })),
+      });
+    // More expired than maxBatches statements take (what a flood of addresses leaves), and live ones.
+    await counters(35, ago(60_000));
+    await counters(3, later(day));
+    await oldDeliveries(35);
+
+    const pass = await createRetention({ prisma }, { batchSize: 10, maxBatches: 2 }).runPass({ now });
+
+    expect(pass.rules.lookupLimits).toEqual({ batches: 4, rows: 35 });
+    expect(await prisma.lookupLimit.count()).toBe(3);
+    // Other rules keep their bound.
+    expect(pass.rules.deliveries).toEqual({ batches: 2, rows: 20 });
+
+    // Still bounded: catchUpBatches statements a pass, the rest the next one.
+    await counters(35, ago(60_000));
+    const bounded = await createRetention({ prisma }, { batchSize: 10, catchUpBatches: 3 }).runPass({ now });
+    expect(bounded.rules.lookupLimits).toEqual({ batches: 3, rows: 30 });
+    expect(bounded.done).toBe(false);
+    expect(await prisma.lookupLimit.count()).toBe(8);
+  });
+
   it.runIf(defaultTestProvider() === 'postgresql')(
     'PostgreSQL: a batch skips rows another transaction holds instead of waiting for them',
     async () => {
