@@ -42,15 +42,22 @@ import {
  *   itself under a share lock of the tracker on PostgreSQL, so a read that loaded the tracker before the
  *   delete cannot slip through). Pending, sending and failed rows (refused writes, shown on the page) stay
  *   as long as their tracker.
- * - trackers, their lines and fulfilments: RETENTION_TRACKER_DAYS after the tracker's last write, once it has
- *   ended: nothing left to do at the service (not pending), no read scheduled (final, removed, or no longer
- *   followed), no lease held. Lines first (a tracker's deletion would otherwise leave its lines looking
- *   unmapped), then trackers with no line left (their store events go with them). Fulfilments are swept
- *   oldest first: one quiet for the retention with no line left goes, with its tracking-link row, which
- *   stays as long as the fulfilment does: it alone says the store holds the app's link (for turning the
- *   setting off; the carrier's own link is the line's trackingUrl).
+ * - trackers, their lines and fulfilments: RETENTION_TRACKER_DAYS after the tracker's last write, once its
+ *   work is settled (`settled` in ./queries/retention.ts): synced, with wanted and actual state agreeing
+ *   (removed and absent at the service, or present with a final status), no read or problem evaluation
+ *   due, no lease held, no store write or tracking link of its fulfilments pending or refused, no open
+ *   problem. A tracker failed or dead (the merchant's health line), wanted removed but still at the service,
+ *   or still wanted whose polling gave up, stays: only its row remembers the work. Trackers are swept oldest
+ *   first by their last write, so a kept one is read once a sweep, not at every batch; a batch takes the
+ *   settled ones of its keys (locked on PostgreSQL) and deletes their lines, then them, in one transaction
+ *   (their done store events and closed problems go with them). Fulfilments are swept likewise: one quiet
+ *   for the retention with no line left goes, with its tracking-link row once that row's write is done
+ *   (sent or skipped): it alone says the store holds the app's link (for turning the setting off; the
+ *   carrier's own link is the line's trackingUrl); one still to write or refused stays, and its fulfilment.
  * - the shoppers' page's counters (visitors' failed lookups, shops' counts a minute): once they expire, a day
- *   after they last counted anything.
+ *   after they last counted anything. Their rule catches up: it runs until a batch comes back short (up to
+ *   `catchUpBatches`), so a pass deletes what expired since the last one, however fast visitors' addresses
+ *   came in.
  */
 
 const day = 24 * 3_600_000;
