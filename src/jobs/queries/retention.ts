@@ -195,9 +195,11 @@ export const retentionRules: readonly RetentionRule[] = [
     name: 'fulfillments',
     sweep: { table: 'Fulfillment', column: 'updatedAt', before: 'tracker' },
     then: [
-      // Lines that never found a tracker (their carrier never mapped) and ended long ago.
+      // Lines that never found a tracker (their carrier never mapped) and ended long ago. Found by their
+      // fulfilment's key: `"trackerId" IS NULL` as an expression, or SQLite walks the trackerId index over
+      // every line still waiting for a carrier mapping, at every batch.
       `DELETE FROM "TrackingLine" WHERE ("shopId", "fulfillmentId") IN (${sweptFulfillments})
-        AND "trackerId" IS NULL AND "active" = false AND "updatedAt" < :tracker`,
+        AND ("trackerId" || '') IS NULL AND "active" = false AND "updatedAt" < :tracker`,
       // A tracking link still to write, or refused (shown on the overview), stays, and its fulfilment with it.
       `DELETE FROM "StoreTrackingLink" WHERE ("shopId", "fulfillmentId") IN (${sweptFulfillments} AND ${noLines('f')})
         AND ${linkDone('"StoreTrackingLink"')}`,
