@@ -69,7 +69,7 @@ export interface RetentionSettings {
   failedDeliveryMs: number;
   /** Store fulfilment events written or skipped. */
   storeEventMs: number;
-  /** Ended trackers (their lines, fulfilments, tracking links), counted from their last write. */
+  /** Settled trackers (their lines, fulfilments, tracking links), counted from their last write. */
   trackerMs: number;
   /** Rows per batch. */
   batchSize: number;
