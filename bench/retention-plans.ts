@@ -28,7 +28,7 @@ async function sqlitePlans(): Promise<void> {
       const statements: [string, string][] = [
         [
           'the trackers sweep',
-          `SELECT q."id" FROM "Tracker" AS q WHERE q."updatedAt" < 1 AND q."updatedAt" > 0 ORDER BY q."updatedAt" LIMIT 200`,
+          `SELECT q."id" FROM "Tracker" AS q WHERE q."updatedAt" < 1 AND (q."updatedAt", q."id") > (0, 'x') ORDER BY q."updatedAt", q."id" LIMIT 200`,
         ],
         ["the batch's settled trackers", trackers.take('sqlite')],
         ...(trackers.then.map((t, i) => [`the trackers rule, statement ${i + 1}`, t]) as [string, string][]),
@@ -135,8 +135,13 @@ async function run(prisma: Prisma): Promise<void> {
     console.log(`\n-- ${label}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
   };
   const n = defaultRetention.batchSize;
-  const sweep = `SELECT q."id", q."updatedAt" AS "at" FROM "Tracker" AS q WHERE q."updatedAt" < '${cutoff}' ORDER BY q."updatedAt" LIMIT ${n}`;
+  const sweep = `SELECT q."id", q."updatedAt" AS "at" FROM "Tracker" AS q WHERE q."updatedAt" < '${cutoff}' ORDER BY q."updatedAt", q."id" LIMIT ${n}`;
   await explain('the trackers sweep: a batch of keys, oldest first', sweep);
+  const mid = new Date(now.getTime() - 600 * 24 * 3_600_000).toISOString();
+  await explain(
+    'the trackers sweep from a cursor (time, id)',
+    `SELECT q."id", q."updatedAt" AS "at" FROM "Tracker" AS q WHERE q."updatedAt" < '${cutoff}' AND (q."updatedAt", q."id") > ('${mid}', 't5') ORDER BY q."updatedAt", q."id" LIMIT ${n}`,
+  );
   const keys = (await prisma.$queryRawUnsafe<{ id: string }[]>(sweep)).map((r) => `'${r.id}'`).join(', ');
   const trackers = retentionRules.find((r) => r.name === 'trackers');
   if (!trackers || !('take' in trackers) || !trackers.take) throw new Error('no trackers rule with a take');
@@ -159,10 +164,12 @@ async function run(prisma: Prisma): Promise<void> {
     createRetention({ prisma }, {}, lookupLimits).runPass({ now }),
   );
   console.log(JSON.stringify(flood.rules));
+  // Passes until everything due is done (the trackers' sweep visits 10 000 keys a pass).
   const retention = createRetention({ prisma });
-  for (let i = 1; i <= 3; i++) {
+  for (let i = 1; ; i++) {
     const pass = await timed(`pass ${i}`, () => retention.runPass({ now }));
-    console.log(JSON.stringify(pass));
+    console.log(JSON.stringify({ trackers: pass.rules.trackers, fulfillments: pass.rules.fulfillments }));
+    if (pass.done) break;
   }
   const left = await prisma.$queryRawUnsafe<{ syncState: string; status: string; n: bigint }[]>(
     `SELECT "syncState", "status", COUNT(*) AS n FROM "Tracker" WHERE "updatedAt" < '${cutoff}' GROUP BY 1, 2 ORDER BY 1, 2`,

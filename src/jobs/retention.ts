@@ -12,6 +12,7 @@ import {
   type RetentionRule,
   retentionRules,
   runKeyedStatements,
+  type SweepCursor,
   sweepRows,
   takenKeys,
 } from './queries/retention.js';
@@ -132,7 +133,7 @@ export function createRetention(
   const config: RetentionSettings = { ...defaultRetention, ...settings };
   const provider = providerOf(deps.prisma);
   /** Per sweep: where it is (the last column value visited) and when it began. */
-  const sweeps = new Map<string, { after: Date | null; startedAt: number }>();
+  const sweeps = new Map<string, { after: SweepCursor | null; startedAt: number }>();
 
   async function pickBatch(rule: PickRule, times: PassTimes): Promise<Batch> {
     const deleted = await deletePicked(deps.prisma, provider, rule, times, config.batchSize);
@@ -144,10 +145,10 @@ export function createRetention(
     let state = sweeps.get(rule.name);
     if (!state) sweeps.set(rule.name, (state = { after: null, startedAt: times.now.getTime() }));
     const rows = await sweepRows(tx, provider, rule.sweep, times, state.after, config.batchSize);
-    // Rows sharing the last time with rows not visited yet wait for the next sweep.
-    if (rows.length > 0) state.after = new Date(rows.at(-1)!.at);
-    // Caught up: what ages past the cutoff from now on lies after the cursor; the rows passed over (a
-    // fulfilment whose lines had not gone yet) are visited again by the next sweep, from the oldest.
+    const last = rows.at(-1);
+    if (last) state.after = { at: new Date(last.at), id: last.id };
+    // Caught up: what ages past the cutoff from now on lies after the cursor; the rows kept (a fulfilment
+    // whose lines had not gone yet, a tracker with work left) are visited again by the next sweep.
     if (rows.length < config.batchSize && times.now.getTime() - state.startedAt >= sweepRestartMs)
       sweeps.delete(rule.name);
     return rows.map((r) => r.id);

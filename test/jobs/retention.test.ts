@@ -659,6 +659,28 @@ describe('trackers with work left are kept (issue 34)', () => {
     expect(fulfillments.map((f) => f.fulfillmentId).sort()).toEqual(['F-failed', 'F-pending']);
   });
 
+  it('trackers sharing one time (a bulk update) are all visited by a sweep, none passed over', async () => {
+    const shop = await createShop(prisma);
+    const at = ago(420 * day);
+    for (let i = 0; i < 25; i++) {
+      const settledOne = i % 5 === 0;
+      const t = await createTracker(
+        prisma,
+        shop.id,
+        settledOne
+          ? { desired: 'removed', remote: 'absent', syncState: 'synced' }
+          : { desired: 'active', remote: 'absent', syncState: 'dead' },
+      );
+      await prisma.tracker.update({ where: { id: t.id }, data: { updatedAt: at } });
+    }
+
+    const pass = await createRetention({ prisma }, { batchSize: 10 }).runPass({ now });
+
+    // Keys 10 + 10 + 5: every one of the 25 visited, the 5 settled ones deleted.
+    expect(pass.rules.trackers).toEqual({ batches: 3, rows: 5 });
+    expect(await prisma.tracker.count()).toBe(20);
+  });
+
   it('kept trackers cost one visit a sweep: settled ones behind them still go in the same pass', async () => {
     const shop = await createShop(prisma);
     // 25 kept (dead) trackers quieter than 5 settled ones: a sweep visits them once, oldest first.

@@ -237,21 +237,31 @@ export function deletePicked(
   return prisma.$executeRawUnsafe(`DELETE FROM "${rule.table}" WHERE "id" IN (${pick})`, ...p.values);
 }
 
-/** A sweep's next rows: up to `batchSize` of its table's rows after `after`, oldest first by its column. */
+/** Where a sweep is: the last row visited, by its column and id. */
+export interface SweepCursor {
+  at: Date;
+  id: string;
+}
+
+/**
+ * A sweep's next rows: up to `batchSize` of its table's rows after `after`, oldest first by (column, id), on
+ * the table's (column, id) index: rows sharing a time (a bulk update gives thousands the same) are visited
+ * one batch after another, none passed over.
+ */
 export function sweepRows(
   tx: Tx,
   provider: DatabaseProvider,
   sweep: NonNullable<KeyedRule['sweep']>,
   times: PassTimes,
-  after: Date | null,
+  after: SweepCursor | null,
   batchSize: number,
 ): Promise<{ id: string; at: Date | string }[]> {
   const { table, column, before } = sweep;
   const p = new Params(provider);
   const cutoff = p.time(times[before]);
-  const afterSql = after ? ` AND q."${column}" > ${p.time(after)}` : '';
+  const afterSql = after ? ` AND (q."${column}", q."id") > (${p.time(after.at)}, ${p.text(after.id)})` : '';
   return tx.$queryRawUnsafe<{ id: string; at: Date | string }[]>(
-    `SELECT q."id", q."${column}" AS "at" FROM "${table}" AS q WHERE q."${column}" < ${cutoff}${afterSql} ORDER BY q."${column}" LIMIT ${batchSize}`,
+    `SELECT q."id", q."${column}" AS "at" FROM "${table}" AS q WHERE q."${column}" < ${cutoff}${afterSql} ORDER BY q."${column}", q."id" LIMIT ${batchSize}`,
     ...p.values,
   );
 }
