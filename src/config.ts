@@ -144,7 +144,7 @@ const appEnv = z
     RETENTION_FAILED_DELIVERY_DAYS: z.coerce.number().int().min(3).max(3650).default(30),
     /** Store fulfilment events written (or skipped) are deleted this long after they were queued. */
     RETENTION_STORE_EVENT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-    /** Ended trackers, their lines and fulfilments are deleted after this long with no activity. */
+    /** Settled trackers (no work left for them), their lines and fulfilments go after this long with no activity. */
     RETENTION_TRACKER_DAYS: z.coerce.number().int().min(30).max(3650).default(400),
     /** Rows per retention statement: each is short, and the worker yields between them. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(10).max(5000).default(200),

@@ -12,7 +12,9 @@ import {
   type RetentionRule,
   retentionRules,
   runKeyedStatements,
+  type SweepCursor,
   sweepRows,
+  takenKeys,
 } from './queries/retention.js';
 
 /**
@@ -41,15 +43,22 @@ import {
  *   itself under a share lock of the tracker on PostgreSQL, so a read that loaded the tracker before the
  *   delete cannot slip through). Pending, sending and failed rows (refused writes, shown on the page) stay
  *   as long as their tracker.
- * - trackers, their lines and fulfilments: RETENTION_TRACKER_DAYS after the tracker's last write, once it has
- *   ended: nothing left to do at the service (not pending), no read scheduled (final, removed, or no longer
- *   followed), no lease held. Lines first (a tracker's deletion would otherwise leave its lines looking
- *   unmapped), then trackers with no line left (their store events go with them). Fulfilments are swept
- *   oldest first: one quiet for the retention with no line left goes, with its tracking-link row, which
- *   stays as long as the fulfilment does: it alone says the store holds the app's link (for turning the
- *   setting off; the carrier's own link is the line's trackingUrl).
+ * - trackers, their lines and fulfilments: RETENTION_TRACKER_DAYS after the tracker's last write, once its
+ *   work is settled (`settled` in ./queries/retention.ts): synced, with wanted and actual state agreeing
+ *   (removed and absent at the service, or present with a final status), no read or problem evaluation
+ *   due, no lease held, no store write or tracking link of its fulfilments pending or refused, no open
+ *   problem. A tracker failed or dead (the merchant's health line), wanted removed but still at the service,
+ *   or still wanted whose polling gave up, stays: only its row remembers the work. Trackers are swept oldest
+ *   first by their last write, so a kept one is read once a sweep, not at every batch; a batch takes the
+ *   settled ones of its keys (locked on PostgreSQL) and deletes their lines, then them, in one transaction
+ *   (their done store events and closed problems go with them). Fulfilments are swept likewise: one quiet
+ *   for the retention with no line left goes, with its tracking-link row once that row's write is done
+ *   (sent or skipped): it alone says the store holds the app's link (for turning the setting off; the
+ *   carrier's own link is the line's trackingUrl); one still to write or refused stays, and its fulfilment.
  * - the shoppers' page's counters (visitors' failed lookups, shops' counts a minute): once they expire, a day
- *   after they last counted anything.
+ *   after they last counted anything. Their rule catches up: it runs until a batch comes back short (up to
+ *   `catchUpBatches`), so a pass deletes what expired since the last one, however fast visitors' addresses
+ *   came in.
  */
 
 const day = 24 * 3_600_000;
@@ -61,12 +70,17 @@ export interface RetentionSettings {
   failedDeliveryMs: number;
   /** Store fulfilment events written or skipped. */
   storeEventMs: number;
-  /** Ended trackers (their lines, fulfilments, tracking links), counted from their last write. */
+  /** Settled trackers (their lines, fulfilments, tracking links), counted from their last write. */
   trackerMs: number;
   /** Rows per batch. */
   batchSize: number;
   /** Batches per rule per pass. */
   maxBatches: number;
+  /**
+   * Batches per pass of a rule that catches up (the shoppers' page's counters): it runs until a batch comes
+   * back short, so its work grows with what expired since the last pass, up to this many statements.
+   */
+  catchUpBatches: number;
 }
 
 export const defaultRetention: RetentionSettings = {
@@ -79,6 +93,9 @@ export const defaultRetention: RetentionSettings = {
   batchSize: 200,
   // 10 000 rows a rule a pass, a pass a minute: far more than a busy fleet writes; a backlog waits longer.
   maxBatches: 50,
+  // 200 000 counters a pass, a pass a minute: over 3 000 new visitor addresses a second (each a row kept a
+  // day), far past what the per-shop bound on those rows lets in (src/proxy/lookup-limits.ts).
+  catchUpBatches: 1_000,
 };
 
 /** After a sweep has caught up, it starts again from the oldest this long after it began. */
@@ -116,7 +133,7 @@ export function createRetention(
   const config: RetentionSettings = { ...defaultRetention, ...settings };
   const provider = providerOf(deps.prisma);
   /** Per sweep: where it is (the last column value visited) and when it began. */
-  const sweeps = new Map<string, { after: Date | null; startedAt: number }>();
+  const sweeps = new Map<string, { after: SweepCursor | null; startedAt: number }>();
 
   async function pickBatch(rule: PickRule, times: PassTimes): Promise<Batch> {
     const deleted = await deletePicked(deps.prisma, provider, rule, times, config.batchSize);
@@ -128,10 +145,10 @@ export function createRetention(
     let state = sweeps.get(rule.name);
     if (!state) sweeps.set(rule.name, (state = { after: null, startedAt: times.now.getTime() }));
     const rows = await sweepRows(tx, provider, rule.sweep, times, state.after, config.batchSize);
-    // Rows sharing the last time with rows not visited yet wait for the next sweep.
-    if (rows.length > 0) state.after = new Date(rows.at(-1)!.at);
-    // Caught up: what ages past the cutoff from now on lies after the cursor; the rows passed over (a
-    // fulfilment whose lines had not gone yet) are visited again by the next sweep, from the oldest.
+    const last = rows.at(-1);
+    if (last) state.after = { at: new Date(last.at), id: last.id };
+    // Caught up: what ages past the cutoff from now on lies after the cursor; the rows kept (a fulfilment
+    // whose lines had not gone yet, a tracker with work left) are visited again by the next sweep.
     if (rows.length < config.batchSize && times.now.getTime() - state.startedAt >= sweepRestartMs)
       sweeps.delete(rule.name);
     return rows.map((r) => r.id);
@@ -139,11 +156,12 @@ export function createRetention(
 
   async function keyedBatch(rule: KeyedRule, times: PassTimes): Promise<Batch> {
     return inTransaction(deps.prisma, async (tx) => {
-      const ids = rule.sweep
+      const keys = rule.sweep
         ? await sweepKeys(tx, { ...rule, sweep: rule.sweep }, times)
         : await keyedRuleIds(tx, provider, rule, times, config.batchSize);
+      const ids = await takenKeys(tx, provider, rule, times, keys);
       const deleted = await runKeyedStatements(tx, provider, rule, times, ids);
-      return { deleted, full: (rule.sweep ? ids.length : deleted) >= config.batchSize };
+      return { deleted, full: (rule.sweep ? keys.length : deleted) >= config.batchSize };
     });
   }
 
@@ -163,7 +181,8 @@ export function createRetention(
         const stats: RuleStats = { batches: 0, rows: 0 };
         pass.rules[rule.name] = stats;
         let full = true;
-        while (full && stats.batches < config.maxBatches && !options.shouldStop?.()) {
+        const maxBatches = 'catchUp' in rule && rule.catchUp ? config.catchUpBatches : config.maxBatches;
+        while (full && stats.batches < maxBatches && !options.shouldStop?.()) {
           const batch = 'pick' in rule ? await pickBatch(rule, times) : await keyedBatch(rule, times);
           stats.batches++;
           stats.rows += batch.deleted;

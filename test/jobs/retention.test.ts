@@ -357,7 +357,8 @@ describe('ended trackers, their lines and fulfilments', () => {
         fulfillmentId: 'F-delivered-1',
         status: 'DELIVERED',
         happenedAt: old,
-        state: 'failed',
+        state: 'sent',
+        nextAttemptAt: old,
       },
     });
     // Cancelled long ago: removed at the service.
@@ -390,8 +391,8 @@ describe('ended trackers, their lines and fulfilments', () => {
 
     const pass = await retention().runPass({ now });
 
-    expect(pass.rules.trackerLines!.rows).toBe(3);
-    expect(pass.rules.trackers!.rows).toBe(2);
+    // Two trackers with their three lines.
+    expect(pass.rules.trackers!.rows).toBe(5);
     const trackers = (await prisma.tracker.findMany({ select: { id: true } })).map((t) => t.id);
     expect(trackers.sort()).toEqual([read.id, syncing.id, recent.id].sort());
     const lines = await prisma.trackingLine.findMany({ select: { fulfillmentId: true } });
@@ -443,6 +444,275 @@ describe('ended trackers, their lines and fulfilments', () => {
   });
 });
 
+describe('trackers with work left are kept (issue 34)', () => {
+  const old = ago(401 * day);
+  type Setup = (shop: Shop, tracker: Tracker, fulfillmentId: string) => Promise<unknown>;
+
+  /**
+   * A tracker with one line on its own fulfilment, all quiet for longer than the retention (401 days): only
+   * its state and its open work decide whether retention deletes it. Returns it after `setup` ran.
+   */
+  async function quietTracker(
+    shop: Shop,
+    fulfillmentId: string,
+    overrides: Parameters<typeof createTracker>[2],
+    setup?: Setup,
+  ): Promise<Tracker> {
+    const tracker = await createTracker(prisma, shop.id, { nextAttemptAt: old, ...overrides });
+    const ended = overrides?.desired === 'removed';
+    await line(
+      shop,
+      tracker,
+      fulfillmentId,
+      ended ? { active: false, endedReason: 'fulfillment_cancelled' } : {},
+    );
+    await prisma.fulfillment.create({
+      data: {
+        shopId: shop.id,
+        fulfillmentId,
+        orderId: '1001',
+        status: ended ? 'cancelled' : 'success',
+        sourceUpdatedAt: old,
+        updatedAt: old,
+      },
+    });
+    await setup?.(shop, tracker, fulfillmentId);
+    await prisma.trackingLine.updateMany({ where: { trackerId: tracker.id }, data: { updatedAt: old } });
+    return prisma.tracker.update({ where: { id: tracker.id }, data: { updatedAt: old } });
+  }
+
+  const storeEvent =
+    (state: string): Setup =>
+    (shop, tracker, fulfillmentId) =>
+      prisma.storeFulfillmentEvent.create({
+        data: {
+          shopId: shop.id,
+          trackerId: tracker.id,
+          fulfillmentId,
+          status: 'DELIVERED',
+          happenedAt: old,
+          state,
+          nextAttemptAt: old,
+          ...(state === 'failed' ? { error: 'fulfillmentEventCreate: access denied' } : {}),
+        },
+      });
+  const trackingLink =
+    (state: string): Setup =>
+    (shop, _tracker, fulfillmentId) =>
+      prisma.storeTrackingLink.create({
+        data: {
+          shopId: shop.id,
+          fulfillmentId,
+          wanted: 'store',
+          applied: state === 'sent' ? 'store' : null,
+          state,
+        },
+      });
+  const problem =
+    (closedAt: Date | null): Setup =>
+    (shop, tracker) =>
+      prisma.shipmentProblem.create({
+        data: {
+          shopId: shop.id,
+          trackerId: tracker.id,
+          kind: 'carrier_exception',
+          since: old,
+          openedAt: old,
+          closedAt,
+          closedReason: closedAt ? 'handled' : null,
+        },
+      });
+
+  const delivered = {
+    desired: 'active',
+    remote: 'present',
+    syncState: 'synced',
+    status: 'delivered',
+  } as const;
+  const kept: [string, Parameters<typeof createTracker>[2], Setup?][] = [
+    [
+      'wanted removed but still present at the service (its removal failed)',
+      { desired: 'removed', remote: 'present', syncState: 'failed', status: 'in_transit' },
+    ],
+    [
+      'wanted removed, its removal given up (dead) with the service’s answer unknown',
+      { desired: 'removed', remote: 'unknown', syncState: 'dead', status: 'in_transit' },
+    ],
+    [
+      'still wanted, at the service, whose polling gave up before a final status',
+      { desired: 'active', remote: 'present', syncState: 'synced', status: 'in_transit', nextPollAt: null },
+    ],
+    [
+      'dead: its creation given up, on the merchant’s health line',
+      {
+        desired: 'active',
+        remote: 'absent',
+        syncState: 'dead',
+        lastErrorReason: 'http_503',
+        lastError: 'given up',
+      },
+    ],
+    [
+      'failed: refused by the service, on the merchant’s health line',
+      {
+        desired: 'active',
+        remote: 'absent',
+        syncState: 'failed',
+        lastErrorReason: 'invalid',
+        lastError: 'given up',
+      },
+    ],
+    ['delivered, with a store write still pending', delivered, storeEvent('pending')],
+    ['delivered, with a store write being sent', delivered, storeEvent('sending')],
+    ['delivered, with a store write the store refused', delivered, storeEvent('failed')],
+    ['delivered, with a problem still open for the merchant', delivered, problem(null)],
+    ['delivered, its fulfilment’s tracking link still to write', delivered, trackingLink('pending')],
+    ['delivered, its fulfilment’s tracking link refused', delivered, trackingLink('failed')],
+    [
+      'delivered, a problem evaluation still due',
+      delivered,
+      (_shop, tracker) => prisma.tracker.update({ where: { id: tracker.id }, data: { problemCheckAt: old } }),
+    ],
+  ];
+
+  it.each(kept)('keeps a tracker %s, with its line and fulfilment', async (_name, overrides, setup) => {
+    const shop = await createShop(prisma);
+    const tracker = await quietTracker(shop, 'F-kept', overrides, setup);
+    const before = {
+      events: await prisma.storeFulfillmentEvent.count(),
+      problems: await prisma.shipmentProblem.count(),
+      links: await prisma.storeTrackingLink.count(),
+    };
+
+    const pass = await retention().runPass({ now });
+
+    expect(await prisma.tracker.findUnique({ where: { id: tracker.id } })).not.toBeNull();
+    expect(pass.rules.trackers).toEqual({ batches: 1, rows: 0 });
+    expect(await prisma.trackingLine.count({ where: { trackerId: tracker.id } })).toBe(1);
+    expect(await prisma.fulfillment.count({ where: { fulfillmentId: 'F-kept' } })).toBe(1);
+    // Its open work stays with it: store writes, problems, its fulfilment's tracking link.
+    expect(await prisma.storeFulfillmentEvent.count()).toBe(before.events);
+    expect(await prisma.shipmentProblem.count()).toBe(before.problems);
+    expect(await prisma.storeTrackingLink.count()).toBe(before.links);
+  });
+
+  it('deletes settled trackers: removed and absent, or delivered with every write done and problems closed', async () => {
+    const shop = await createShop(prisma);
+    const removed = await quietTracker(shop, 'F-removed', {
+      desired: 'removed',
+      remote: 'absent',
+      syncState: 'synced',
+      status: 'in_transit',
+    });
+    const done = await quietTracker(shop, 'F-delivered', delivered, async (...args) => {
+      await storeEvent('sent')(...args);
+      await trackingLink('sent')(...args);
+      await problem(ago(400 * day))(...args);
+    });
+    const returned = await quietTracker(shop, 'F-returned', { ...delivered, status: 'returned' });
+    // Within the retention: kept whatever its state.
+    const recent = await createTracker(prisma, shop.id, delivered);
+    await line(shop, recent, 'F-recent');
+
+    const pass = await retention().runPass({ now });
+
+    // Three trackers and their three lines.
+    expect(pass.rules.trackers!.rows).toBe(6);
+    const left = await prisma.tracker.findMany({ select: { id: true } });
+    expect(left.map((t) => t.id)).toEqual([recent.id]);
+    for (const t of [removed, done, returned])
+      expect(await prisma.trackingLine.count({ where: { trackerId: t.id } })).toBe(0);
+    // Their events and closed problems went with them; the fulfilments (no line left) and the written link too.
+    expect(await prisma.storeFulfillmentEvent.count()).toBe(0);
+    expect(await prisma.shipmentProblem.count()).toBe(0);
+    expect(await prisma.storeTrackingLink.count()).toBe(0);
+    expect(await prisma.fulfillment.count()).toBe(0);
+  });
+
+  it('a fulfilment with no line left keeps a tracking link still to write or refused, and stays with it', async () => {
+    const shop = await createShop(prisma);
+    for (const [fulfillmentId, state] of [
+      ['F-pending', 'pending'],
+      ['F-failed', 'failed'],
+      ['F-sent', 'sent'],
+    ] as const) {
+      await prisma.fulfillment.create({
+        data: {
+          shopId: shop.id,
+          fulfillmentId,
+          orderId: '1',
+          status: 'success',
+          sourceUpdatedAt: old,
+          updatedAt: old,
+        },
+      });
+      await prisma.storeTrackingLink.create({
+        data: { shopId: shop.id, fulfillmentId, wanted: 'store', state },
+      });
+    }
+
+    await retention().runPass({ now });
+
+    const links = await prisma.storeTrackingLink.findMany({ select: { fulfillmentId: true } });
+    expect(links.map((l) => l.fulfillmentId).sort()).toEqual(['F-failed', 'F-pending']);
+    const fulfillments = await prisma.fulfillment.findMany({ select: { fulfillmentId: true } });
+    expect(fulfillments.map((f) => f.fulfillmentId).sort()).toEqual(['F-failed', 'F-pending']);
+  });
+
+  it('trackers sharing one time (a bulk update) are all visited by a sweep, none passed over', async () => {
+    const shop = await createShop(prisma);
+    const at = ago(420 * day);
+    for (let i = 0; i < 25; i++) {
+      const settledOne = i % 5 === 0;
+      const t = await createTracker(
+        prisma,
+        shop.id,
+        settledOne
+          ? { desired: 'removed', remote: 'absent', syncState: 'synced' }
+          : { desired: 'active', remote: 'absent', syncState: 'dead' },
+      );
+      await prisma.tracker.update({ where: { id: t.id }, data: { updatedAt: at } });
+    }
+
+    const pass = await createRetention({ prisma }, { batchSize: 10 }).runPass({ now });
+
+    // Keys 10 + 10 + 5: every one of the 25 visited, the 5 settled ones deleted.
+    expect(pass.rules.trackers).toEqual({ batches: 3, rows: 5 });
+    expect(await prisma.tracker.count()).toBe(20);
+  });
+
+  it('kept trackers cost one visit a sweep: settled ones behind them still go in the same pass', async () => {
+    const shop = await createShop(prisma);
+    // 25 kept (dead) trackers quieter than 5 settled ones: a sweep visits them once, oldest first.
+    for (let i = 0; i < 25; i++) {
+      const t = await createTracker(prisma, shop.id, {
+        desired: 'active',
+        remote: 'absent',
+        syncState: 'dead',
+      });
+      await prisma.tracker.update({ where: { id: t.id }, data: { updatedAt: ago((450 + i) * day) } });
+    }
+    for (let i = 0; i < 5; i++) {
+      const t = await createTracker(prisma, shop.id, {
+        desired: 'removed',
+        remote: 'absent',
+        syncState: 'synced',
+      });
+      await prisma.tracker.update({ where: { id: t.id }, data: { updatedAt: ago((410 + i) * day) } });
+    }
+    const one = createRetention({ prisma }, { batchSize: 10 });
+
+    const first = await one.runPass({ now });
+    // Batches of 10 keys: 10 + 10 + 10 (5 kept, 5 settled) + an empty one.
+    expect(first.rules.trackers).toEqual({ batches: 4, rows: 5 });
+    expect(await prisma.tracker.count()).toBe(25);
+
+    // The next pass, within the day, goes on from where the sweep stopped: the kept ones are not read again.
+    const second = await one.runPass({ now: later(60_000) });
+    expect(second.rules.trackers).toEqual({ batches: 1, rows: 0 });
+  });
+});
+
 describe('batches', () => {
   const oldDeliveries = async (count: number) => {
     for (let i = 0; i < count; i++)
@@ -488,6 +758,40 @@ describe('batches', () => {
     expect(second.done).toBe(true);
     expect(await prisma.webhookDelivery.count()).toBe(0);
     expect(await prisma.fulfillment.count()).toBe(0);
+  });
+
+  it('the lookup-limit counters catch up: every expired one goes in a pass, a statement of batchSize at a time', async () => {
+    const shop = await createShop(prisma);
+    const counters = (count: number, expiresAt: Date) =>
+      prisma.lookupLimit.createMany({
+        data: Array.from({ length: count }, () => ({
+          id: `${shop.id}:visitor:${randomUUID()}`,
+          shopId: shop.id,
+          kind: 'visitor',
+          count: 1,
+          windowStartMs: BigInt(now.getTime() - day),
+          lastAtMs: BigInt(now.getTime() - day),
+          expiresAt,
+        })),
+      });
+    // More expired than maxBatches statements take (what a flood of addresses leaves), and live ones.
+    await counters(35, ago(60_000));
+    await counters(3, later(day));
+    await oldDeliveries(35);
+
+    const pass = await createRetention({ prisma }, { batchSize: 10, maxBatches: 2 }).runPass({ now });
+
+    expect(pass.rules.lookupLimits).toEqual({ batches: 4, rows: 35 });
+    expect(await prisma.lookupLimit.count()).toBe(3);
+    // Other rules keep their bound.
+    expect(pass.rules.deliveries).toEqual({ batches: 2, rows: 20 });
+
+    // Still bounded: catchUpBatches statements a pass, the rest the next one.
+    await counters(35, ago(60_000));
+    const bounded = await createRetention({ prisma }, { batchSize: 10, catchUpBatches: 3 }).runPass({ now });
+    expect(bounded.rules.lookupLimits).toEqual({ batches: 3, rows: 30 });
+    expect(bounded.done).toBe(false);
+    expect(await prisma.lookupLimit.count()).toBe(8);
   });
 
   it.runIf(defaultTestProvider() === 'postgresql')(
