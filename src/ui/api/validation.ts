@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableString } from '../../db/storable-text.js';
 
 /** One problem with the request, named by the field it concerns ('' for the body as a whole). */
 export interface InputIssue {
@@ -53,8 +54,7 @@ export function merchantDay(
   field: string,
   range: { from: string | { daysFromToday: number }; fromMessage: string },
 ) {
-  return z
-    .string()
+  return storableString()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date (YYYY-MM-DD)`, abort: true })
     .refine(isCalendarDay, { error: `${field} must be a real date`, abort: true })
     .refine(
