@@ -59,7 +59,7 @@ const ended = (t: string) =>
  * index over every done row instead, for each tracker.
  */
 const doneEvents = (q: string, ofTracker = false) =>
-  `${ofTracker ? `(${q}."state" || '')` : `${q}."state"`} IN ('sent', 'skipped') AND ${q}."nextAttemptAt" < :storeEvent`;
+  `${ofTracker ? `(${q}."state" || '')` : `${q}."state"`} IN ('sent', 'skipped', 'superseded') AND ${q}."nextAttemptAt" < :storeEvent`;
 
 const sweptFulfillments = `SELECT f."shopId", f."fulfillmentId" FROM "Fulfillment" AS f WHERE f."id" IN (:ids)`;
 const noLines = (f: string) =>
