@@ -13,8 +13,13 @@ export interface DigestContent {
   shopDomain: string;
   /** The shop's local day the digest is for (YYYY-MM-DD). */
   day: string;
-  /** Problems opened since the last digest, per kind (kinds with none may be left out). */
+  /** Parcels with a problem opened since the last digest, per kind (kinds with none may be left out). */
   opened: Partial<Record<ProblemKind, number>>;
+  /**
+   * Parcels with a problem opened since the last digest, all kinds (a parcel with two kinds once): the
+   * "N new shipment problems" of the heading. Absent: the kinds' sum.
+   */
+  parcels?: number;
   /** Problems that closed by themselves since (the parcel moved on, was delivered, or is no longer followed). */
   closedByThemselves: number;
 }
@@ -45,8 +50,9 @@ function openedRows(content: DigestContent, appApiKey: string) {
     }));
 }
 
+/** The digest's headline count: parcels with new problems (one parcel's troubles count once). */
 export function openedTotal(content: DigestContent): number {
-  return problemKinds.reduce((sum, kind) => sum + (content.opened[kind] ?? 0), 0);
+  return content.parcels ?? problemKinds.reduce((sum, kind) => sum + (content.opened[kind] ?? 0), 0);
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

@@ -17,7 +17,7 @@ import {
   lastDoneRunBefore,
   moveDigestTime,
   problemsClosedFor,
-  problemsOpenedByKind,
+  parcelsWithProblemsOpened,
   retakeFailedRun,
   updateDigestRun,
 } from './queries/digests.js';
@@ -25,7 +25,8 @@ import { digestRecipients } from './recipients.js';
 
 /**
  * The daily digest pass: for each shop whose digest is due (`Shop.nextDigestAt`, its digest hour where it
- * is), the problems opened since its last digest, counted by kind, and how many closed by themselves, sent
+ * is), the parcels with problems opened since its last digest, counted by kind (a parcel once however often
+ * its trouble began), and how many closed by themselves, sent
  * by e-mail (to the contact e-mail and the further recipients) and to Slack (when a webhook URL is set).
  *
  * - At most one digest per shop, channel and local day, whatever the number of workers: a shop is claimed
@@ -275,7 +276,10 @@ function attemptsOf(error: string | null): number {
   return match ? Number(match[1]) : 1;
 }
 
-/** What a run covers: the problems opened in its window, by kind, and those that closed by themselves. */
+/**
+ * What a run covers: the parcels with a problem opened in its window, by kind and in all, and the problems
+ * that closed by themselves.
+ */
 async function digestContent(
   prisma: DatabaseClient,
   shopDomain: string,
@@ -285,14 +289,14 @@ async function digestContent(
   const until = run.createdAt;
   const since = await windowStart(prisma, run);
   const [grouped, closed] = await Promise.all([
-    problemsOpenedByKind(prisma, run.shopId, since, until),
+    parcelsWithProblemsOpened(prisma, run.shopId, since, until),
     problemsClosedFor(prisma, run.shopId, since, until, closedByThemselves),
   ]);
   const opened: Partial<Record<ProblemKind, number>> = {};
-  for (const g of grouped) {
-    if ((problemKinds as readonly string[]).includes(g.kind)) opened[g.kind as ProblemKind] = g._count._all;
+  for (const g of grouped.byKind) {
+    if ((problemKinds as readonly string[]).includes(g.kind)) opened[g.kind as ProblemKind] = g.parcels;
   }
-  return { shopDomain, day, opened, closedByThemselves: closed };
+  return { shopDomain, day, opened, parcels: grouped.parcels, closedByThemselves: closed };
 }
 
 /**

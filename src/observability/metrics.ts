@@ -49,7 +49,7 @@ export const serviceCallSeconds = new Histogram({
 
 export const storeWrites = new Counter({
   name: 'tracksync_store_writes_total',
-  help: 'Fulfilment events written to stores, by outcome (sent, already_there, retry, rejected, access, skipped).',
+  help: 'Fulfilment events written to stores, by outcome (sent, already_there, retry, failed, skipped, superseded).',
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });

@@ -171,6 +171,44 @@ describe('the daily digest by e-mail', () => {
     expect(await nextAt(shop.id)).toBe('2026-11-26T08:00:00.000Z');
   });
 
+  it('counts parcels, not problem rows: one parcel whose problem began 50 times is one new problem', async () => {
+    const now = at('2026-11-25T08:00:00Z');
+    const shop = await digestShop({ domain: 'flapping-parcel.myshopify.com', nextDigestAt: now });
+    // One parcel: fifty stalled episodes (written before episodes continued) and an on-hold one.
+    const flapping = await createTracker(db.prisma, shop.id, { remote: 'present', syncState: 'synced' });
+    await db.prisma.shipmentProblem.createMany({
+      data: [
+        ...Array.from({ length: 50 }, (_, i) => ({
+          shopId: shop.id,
+          trackerId: flapping.id,
+          kind: 'stalled',
+          since: new Date(at('2026-11-10T08:00:00Z').getTime() + i * 60_000),
+          openedAt: new Date(at('2026-11-24T12:00:00Z').getTime() + i * 1_000),
+          closedAt: i < 49 ? new Date(at('2026-11-24T12:00:00Z').getTime() + i * 1_000 + 500) : null,
+          closedReason: i < 49 ? 'delivered' : null,
+        })),
+        {
+          shopId: shop.id,
+          trackerId: flapping.id,
+          kind: 'on_hold',
+          since: at('2026-11-24T13:00:00Z'),
+          openedAt: at('2026-11-24T13:00:00Z'),
+        },
+      ],
+    });
+    // Another parcel, stalled once.
+    await problem(shop.id, 'stalled', at('2026-11-25T07:00:00Z'));
+
+    expect(await sendDueDigests(deps(now), 50)).toMatchObject({ sent: 1 });
+    const [message] = await mail.waitFor(1);
+    expect(message!.subject).toBe(
+      'flapping-parcel: 2 new shipment problems since the last digest (2026-11-25)',
+    );
+    expect(message!.text).toContain('  2  Stalled:');
+    expect(message!.text).toContain('  1  On hold:');
+    expect(await runs(shop.id)).toMatchObject([{ channel: 'email', state: 'sent', opened: 2 }]);
+  });
+
   it('sends nothing on a day with nothing new (recorded as skipped); the next day counts from there', async () => {
     const day1 = at('2026-11-25T08:00:00Z');
     const shop = await digestShop({ nextDigestAt: day1 });

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseClient } from '../../src/db/client.js';
 import type { StoreFulfillmentEvent } from '../../src/generated/sqlite/client.js';
 import { silentLogger } from '../../src/logger.js';
-import { heldMs, postStoreEvents } from '../../src/shipments/post-store-events.js';
+import {
+  heldMs,
+  postStoreEvents,
+  storeWritesPerWindow,
+  storeWriteWindowMs,
+} from '../../src/shipments/post-store-events.js';
 import { appScopes, createShopify } from '../../src/shopify/api.js';
 import { shopifyStoreEvents } from '../../src/shopify/fulfillment-events.js';
 import { PrismaSessionStorage } from '../../src/shops/session-storage.js';
@@ -192,6 +197,7 @@ describe('postStoreEvents: writing queued events', () => {
       failed: 0,
       skipped: 0,
       held: 0,
+      superseded: 0,
     });
     const written = fake.events(s.domain);
     expect(written.map((e) => [e.fulfillmentId, e.status, e.happenedAt])).toEqual([
@@ -577,4 +583,126 @@ describe('postStoreEvents: refused and skipped', () => {
     expect([...requests(gone), ...requests(off)]).toHaveLength(0);
     expect((await postStoreEvents(deps({ now: at(24 * hour) }), 50)).claimed).toBe(0);
   });
+});
+
+describe('postStoreEvents: a fulfilment’s write budget', () => {
+  const fulfillmentId = '5500000000707';
+  const flip = (i: number) => (i % 2 === 0 ? 'IN_TRANSIT' : 'OUT_FOR_DELIVERY');
+  const minuteAt = (i: number) => new Date(Date.UTC(2026, 10, 18, 10, 0, i)).toISOString();
+
+  it('a real parcel’s changes are each written, in order, up to the budget', async () => {
+    const s = await store('budget-normal');
+    const lifecycle = [
+      'LABEL_PURCHASED',
+      'LABEL_PRINTED',
+      'CONFIRMED',
+      'CARRIER_PICKED_UP',
+      'IN_TRANSIT',
+      'DELAYED',
+      'IN_TRANSIT',
+      'OUT_FOR_DELIVERY',
+      'ATTEMPTED_DELIVERY',
+      'OUT_FOR_DELIVERY',
+      'READY_FOR_PICKUP',
+      'DELIVERED',
+    ];
+    expect(lifecycle).toHaveLength(storeWritesPerWindow);
+    await queue(
+      s,
+      lifecycle.map((status, i) => ({ fulfillmentId, status, happenedAt: minuteAt(i * 60) })),
+    );
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ sent: 12, superseded: 0, held: 0 });
+    expect(fake.events(s.domain, fulfillmentId).map((e) => e.status)).toEqual(lifecycle);
+  });
+
+  it('over the budget the latest status wins: the older pending ones superseded, the newest written when a write is free', async () => {
+    const s = await store('budget-over');
+    await queue(
+      s,
+      Array.from({ length: storeWritesPerWindow }, (_, i) => ({
+        fulfillmentId,
+        status: flip(i),
+        happenedAt: minuteAt(i),
+      })),
+    );
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ sent: storeWritesPerWindow });
+    const more = await queue(s, [
+      { fulfillmentId, status: 'DELAYED', happenedAt: minuteAt(100) },
+      { fulfillmentId, status: 'IN_TRANSIT', happenedAt: minuteAt(101) },
+      { fulfillmentId, status: 'DELIVERED', happenedAt: minuteAt(102) },
+      // Another fulfilment of the same store has its own budget.
+      { fulfillmentId: '5500000000808', status: 'IN_TRANSIT', happenedAt: minuteAt(103) },
+    ]);
+    expect(await postStoreEvents(deps(), 50)).toMatchObject({ sent: 1, superseded: 2, held: 1 });
+    expect(await row(more[0]!.id)).toMatchObject({ state: 'superseded', leaseOwner: null });
+    expect((await row(more[0]!.id)).error).toMatch(/newer status/);
+    expect((await row(more[1]!.id)).state).toBe('superseded');
+    const newest = await row(more[2]!.id);
+    expect(newest).toMatchObject({ state: 'pending', leaseOwner: null });
+    // Held until the window's oldest write leaves it: not claimed again meanwhile.
+    expect(newest.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + storeWriteWindowMs - 5 * minute);
+    expect((await postStoreEvents(deps({ now: at(30 * minute) }), 50)).claimed).toBe(0);
+    expect(await postStoreEvents(deps({ now: at(storeWriteWindowMs + minute) }), 50)).toMatchObject({
+      sent: 1,
+    });
+    const written = fake.events(s.domain, fulfillmentId).map((e) => e.status);
+    expect(written).toHaveLength(storeWritesPerWindow + 1);
+    expect(written.at(-1)).toBe('DELIVERED');
+  });
+
+  it('2 000 separate changes of one fulfilment, statuses alternating: at most 20 writes, the last the latest status', async () => {
+    const s = await store('budget-flood');
+    const count = 2_000;
+    const batches = { passes: 0, superseded: 0, sent: 0 };
+    // As a flood arrives: a few changes queued, then a pass of the worker, again and again.
+    for (let from = 0; from < count; from += 20) {
+      await prisma.storeFulfillmentEvent.createMany({
+        data: Array.from({ length: Math.min(20, count - from) }, (_, j) => ({
+          shopId: s.shopId,
+          trackerId: s.trackerId,
+          fulfillmentId,
+          status: flip(from + j),
+          happenedAt: new Date(Date.UTC(2026, 10, 18, 10, 0, 0, 0) + (from + j) * 1_000),
+        })),
+      });
+      const pass = await postStoreEvents(deps(), 50);
+      batches.passes++;
+      batches.superseded += pass.superseded;
+      batches.sent += pass.sent;
+    }
+    // An hour later the held newest is written (a pass or two: an idle connection to the fake store may
+    // drop the first call, which is then retried as any dropped call is).
+    for (let k = 1; k <= 3; k++) {
+      const later = await postStoreEvents(deps({ now: at(storeWriteWindowMs + k * 10 * minute) }), 50);
+      batches.sent += later.sent + later.alreadyThere;
+      batches.superseded += later.superseded;
+    }
+
+    const written = fake.events(s.domain, fulfillmentId);
+    expect(written.length).toBeLessThanOrEqual(20);
+    expect(written).toHaveLength(storeWritesPerWindow + 1);
+    expect(batches.sent).toBe(written.length);
+    expect(requests(s, 'fulfillmentEventCreate')).toHaveLength(written.length);
+    // Every other change is counted as superseded, none is left waiting.
+    expect(batches.superseded).toBe(count - written.length);
+    const states = await prisma.storeFulfillmentEvent.groupBy({
+      by: ['state'],
+      where: { fulfillmentId },
+      _count: { _all: true },
+    });
+    expect(Object.fromEntries(states.map((g) => [g.state, g._count._all]))).toEqual({
+      sent: written.length,
+      superseded: count - written.length,
+    });
+    // The last written is the latest change.
+    expect(written.at(-1)).toMatchObject({
+      status: flip(count - 1),
+      happenedAt: new Date(Date.UTC(2026, 10, 18, 10, 0, 0, 0) + (count - 1) * 1_000)
+        .toISOString()
+        .replace('.000Z', 'Z'),
+    });
+    console.log(
+      `2 000 changes of one fulfilment in ${batches.passes} passes → ${written.length} store writes, ${batches.superseded} superseded`,
+    );
+  }, 120_000);
 });

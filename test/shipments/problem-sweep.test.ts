@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
-import { sweepProblems } from '../../src/shipments/problem-sweep.js';
+import { problemEpisodeGapMs, sweepProblems } from '../../src/shipments/problem-sweep.js';
 import { useOtherConnection, useTestDatabase } from '../helpers/database.js';
 import { createShop, createTracker } from '../helpers/factories.js';
 
 /**
  * The problem sweep on the database: problems open once per episode, close by themselves when the parcel
  * moves on or is delivered, stay closed when the merchant handled them, and two processes sweeping the
- * same shipments at once open each problem once.
+ * same shipments at once open each problem once. A status that flaps (closes and raises a problem again
+ * within a short time) continues one episode.
  */
 
 const db = useTestDatabase({ reset: true });
@@ -43,7 +44,7 @@ const checkAt = async (id: string) =>
 describe('sweepProblems', () => {
   it('opens a carrier exception once, dated by its event; a new event closes it (moved)', async () => {
     const { tracker } = await shipment({ status: 'exception', lastEventMessage: 'Damaged in transit' });
-    expect(await sweep()).toEqual({ evaluated: 1, opened: 1, closed: 0 });
+    expect(await sweep()).toEqual({ evaluated: 1, opened: 1, closed: 0, reopened: 0 });
     const [open] = await problems(tracker.id);
     expect(open).toMatchObject({
       kind: 'carrier_exception',
@@ -53,14 +54,14 @@ describe('sweepProblems', () => {
     });
     // Nothing else can open it by time: not looked at again until the status changes.
     expect(await checkAt(tracker.id)).toBeNull();
-    expect(await sweep()).toEqual({ evaluated: 0, opened: 0, closed: 0 });
+    expect(await sweep()).toEqual({ evaluated: 0, opened: 0, closed: 0, reopened: 0 });
 
     // The parcel moves on (a status read stores a new event and makes it due).
     await db.prisma.tracker.update({
       where: { id: tracker.id },
       data: { status: 'in_transit', lastEventAt: at('2026-11-25T09:00:00Z'), problemCheckAt: now },
     });
-    expect(await sweep()).toEqual({ evaluated: 1, opened: 0, closed: 1 });
+    expect(await sweep()).toEqual({ evaluated: 1, opened: 0, closed: 1, reopened: 0 });
     expect((await problems(tracker.id))[0]).toMatchObject({ closedReason: 'moved', closedAt: now });
   });
 
@@ -100,7 +101,7 @@ describe('sweepProblems', () => {
       data: { closedAt: now, closedReason: 'handled', note: 'Called the carrier' },
     });
     await db.prisma.tracker.update({ where: { id: tracker.id }, data: { problemCheckAt: now } });
-    expect(await sweep()).toEqual({ evaluated: 1, opened: 0, closed: 0 });
+    expect(await sweep()).toEqual({ evaluated: 1, opened: 0, closed: 0, reopened: 0 });
     // Held again after a new event: a new problem.
     await db.prisma.tracker.update({
       where: { id: tracker.id },
@@ -163,5 +164,69 @@ describe('sweepProblems', () => {
     expect((await problems(tracker.id)).map((p) => [p.kind, p.since.toISOString()])).toEqual([
       ['slower_than_usual', '2026-11-23T09:00:00.000Z'],
     ]);
+  });
+
+  it('a stalled parcel whose status flaps for hundreds of events keeps one problem: one episode, not one per flip', async () => {
+    // Pushes of old events, each newer than the last, statuses alternating: stalled (in transit for days)
+    // and delivered (closes it), each change made due at once, as a stored read does.
+    const { tracker } = await shipment({ status: 'in_transit', lastEventAt: at('2026-11-10T08:00:00Z') });
+    const totals = { opened: 0, closed: 0, reopened: 0 };
+    for (let i = 0; i < 200; i++) {
+      const stalled = i % 2 === 0;
+      await db.prisma.tracker.update({
+        where: { id: tracker.id },
+        data: {
+          status: stalled ? 'in_transit' : 'delivered',
+          lastEventAt: new Date(at('2026-11-10T08:00:00Z').getTime() + i * 60_000),
+          problemCheckAt: now,
+        },
+      });
+      const pass = await sweep(new Date(now.getTime() + i * 1_000));
+      totals.opened += pass.opened;
+      totals.closed += pass.closed;
+      totals.reopened += pass.reopened;
+    }
+    const rows = await problems(tracker.id);
+    expect(rows.map((p) => p.kind)).toEqual(['stalled']);
+    // Opened once, then closed by each "delivered" and continued by each "in transit" after it.
+    expect(totals).toEqual({ opened: 1, closed: 100, reopened: 99 });
+    expect(rows[0]).toMatchObject({
+      since: at('2026-11-10T08:00:00Z'),
+      openedAt: now,
+      closedReason: 'delivered',
+    });
+  }, 60_000);
+
+  it('an exception raised again after the episode gap is a new problem; one the merchant handled is not reopened', async () => {
+    const { tracker } = await shipment({ status: 'exception', lastEventAt: at('2026-11-25T08:00:00Z') });
+    await sweep();
+    const moveTo = async (status: string, lastEventAt: Date) =>
+      db.prisma.tracker.update({
+        where: { id: tracker.id },
+        data: { status, lastEventAt, problemCheckAt: new Date('2026-01-01T00:00:00Z') },
+      });
+    // A new exception event while it is open: the same problem goes on (not closed and opened anew).
+    await moveTo('exception', at('2026-11-25T09:00:00Z'));
+    expect(await sweep()).toEqual({ evaluated: 1, opened: 0, closed: 0, reopened: 0 });
+    await moveTo('in_transit', at('2026-11-25T10:00:00Z'));
+    expect(await sweep()).toMatchObject({ closed: 1 });
+    // Raised again a day and a minute after it closed: a new episode.
+    const later = new Date(now.getTime() + problemEpisodeGapMs + 60_000);
+    await moveTo('exception', at('2026-11-26T11:00:00Z'));
+    expect(await sweep(later)).toMatchObject({ opened: 1, reopened: 0 });
+    let rows = await problems(tracker.id);
+    expect(rows.map((p) => [p.kind, p.closedReason])).toEqual([
+      ['carrier_exception', 'moved'],
+      ['carrier_exception', null],
+    ]);
+    // The merchant handles it; the parcel moves and has an exception again at once: not reopened, a new one.
+    await db.prisma.shipmentProblem.update({
+      where: { id: rows[1]!.id },
+      data: { closedAt: later, closedReason: 'handled' },
+    });
+    await moveTo('exception', at('2026-11-26T12:00:00Z'));
+    expect(await sweep(later)).toMatchObject({ opened: 1, reopened: 0 });
+    rows = await problems(tracker.id);
+    expect(rows.map((p) => p.closedReason)).toEqual(['moved', 'handled', null]);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeWritesPerWindow } from '../../src/shipments/post-store-events.js';
 import { maxStoreEventsPerRead } from '../../src/shipments/read-bounds.js';
 import { ensurePushToken } from '../../src/status-pushes/token.js';
 import { startTestApp, type TestApp, waitFor } from '../helpers/app.js';
@@ -133,6 +134,62 @@ describe('a hostile or faulty push cannot rewrite a parcel’s history', () => {
     expect(await push(t, { ...body, events: events.slice(1) })).toBe('applied');
     expect(await queued(t)).toHaveLength(rows.length);
   });
+
+  it('300 separate pushes for one parcel through the push URL: the fulfilment’s write budget, the rest superseded, the latest status kept for the store', async () => {
+    const t = await target('push-many');
+    const count = 300;
+    const start = Date.now() - 10 * 24 * hour;
+    const status = (i: number) => (i % 2 === 0 ? 'in_transit' : 'delivered');
+    const began = Date.now();
+    for (let i = 0; i < count; i++) {
+      const at = serviceTime(start + i * 1_000);
+      const res = await fetch(t.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-api-key': t.shop.apiKey },
+        body: JSON.stringify({
+          tracking_number: t.trackingNumber,
+          tracking_event_status: status(i),
+          last_event_time: at,
+          events: [event(status(i), at)],
+        }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await waitFor(
+      'every push applied',
+      async () => (await prisma().statusPush.count({ where: { shopId: t.shop.id, state: 'pending' } })) === 0,
+      60_000,
+    );
+    // Settled: each queued change written, superseded, or held for a free write (an hour on).
+    await waitFor(
+      'the store writes settled',
+      async () =>
+        (await queued(t)).every(
+          (r) =>
+            r.state === 'sent' ||
+            r.state === 'superseded' ||
+            (r.state === 'pending' && r.nextAttemptAt.getTime() > Date.now() + 30 * 60_000),
+        ),
+      60_000,
+    );
+    const rows = await queued(t);
+    const by = (state: string) => rows.filter((r) => r.state === state);
+    const written = fake.events(t.shop.domain, t.fulfillmentId);
+    console.log(
+      `300 pushes through the push URL → ${rows.length} store events queued, ${written.length} written, ` +
+        `${by('superseded').length} superseded, ${by('pending').length} held, in ${Date.now() - began} ms`,
+    );
+    expect(written.length).toBeLessThanOrEqual(storeWritesPerWindow);
+    expect(by('sent')).toHaveLength(written.length);
+    expect(by('superseded').length + by('sent').length + by('pending').length).toBe(rows.length);
+    expect(by('pending').length).toBeLessThanOrEqual(1);
+    // The latest change is never the one superseded: written, or held to be written when a write is free.
+    const latest = rows.at(-1)!;
+    expect(latest.happenedAt.getTime()).toBe(Date.parse(`${serviceTime(start + (count - 1) * 1_000)}Z`));
+    expect(['sent', 'pending']).toContain(latest.state);
+    // The parcel itself shows the latest status.
+    expect((await tracker(t)).status).toBe(status(count - 1));
+  }, 120_000);
 
   it('a push dated 9999-12-31 does not freeze the parcel: its far-future event is dropped, a later real push applies', async () => {
     const t = await target('push-future');

@@ -97,7 +97,7 @@ const linkDone = (k: string) => `(${k}."state" || '') IN ('sent', 'skipped')`;
  * index over every done row instead, for each tracker.
  */
 const doneEvents = (q: string, ofTracker = false) =>
-  `${ofTracker ? `(${q}."state" || '')` : `${q}."state"`} IN ('sent', 'skipped') AND ${q}."nextAttemptAt" < :storeEvent`;
+  `${ofTracker ? `(${q}."state" || '')` : `${q}."state"`} IN ('sent', 'skipped', 'superseded') AND ${q}."nextAttemptAt" < :storeEvent`;
 
 const sweptFulfillments = `SELECT f."shopId", f."fulfillmentId" FROM "Fulfillment" AS f WHERE f."id" IN (:ids)`;
 const noLines = (f: string) =>

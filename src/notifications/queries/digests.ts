@@ -1,6 +1,7 @@
 import type { DatabaseClient } from '../../db/client.js';
 import type { DigestRun, Prisma } from '../../generated/sqlite/client.js';
 import type { Shop } from '../../shops/shop-repository.js';
+import { countOf, queryRows, SqlParams } from '../../db/sql.js';
 
 /**
  * The daily digest's reads and writes (src/notifications/send-digests.ts, digest-schedule.ts): the shops
@@ -112,13 +113,37 @@ export async function updateDigestRun(
   await prisma.digestRun.update({ where: { id }, data });
 }
 
-/** The shop's problems opened in [since, until), counted by kind. */
-export function problemsOpenedByKind(prisma: DatabaseClient, shopId: string, since: Date, until: Date) {
-  return prisma.shipmentProblem.groupBy({
-    by: ['kind'],
-    where: { shopId, openedAt: { gte: since, lt: until } },
-    _count: { _all: true },
-  });
+/**
+ * The parcels (trackers) with a problem opened in [since, until): how many per kind, and how many in all (a
+ * parcel with two kinds counts once). Parcels, not problem rows: one parcel's troubles are one line of the
+ * digest however often they began. On the (shopId, openedAt) index.
+ */
+export async function parcelsWithProblemsOpened(
+  prisma: DatabaseClient,
+  shopId: string,
+  since: Date,
+  until: Date,
+): Promise<{ byKind: Array<{ kind: string; parcels: number }>; parcels: number }> {
+  const window = (p: SqlParams) =>
+    `"shopId" = ${p.text(shopId)} AND "openedAt" >= ${p.time(since)} AND "openedAt" < ${p.time(until)}`;
+  const k = SqlParams.for(prisma);
+  const t = SqlParams.for(prisma);
+  const [byKind, total] = await Promise.all([
+    queryRows<{ kind: string; parcels: unknown }>(
+      prisma,
+      `SELECT "kind", COUNT(DISTINCT "trackerId") AS "parcels" FROM "ShipmentProblem" WHERE ${window(k)} GROUP BY "kind"`,
+      k,
+    ),
+    queryRows<{ parcels: unknown }>(
+      prisma,
+      `SELECT COUNT(DISTINCT "trackerId") AS "parcels" FROM "ShipmentProblem" WHERE ${window(t)}`,
+      t,
+    ),
+  ]);
+  return {
+    byKind: byKind.map((r) => ({ kind: r.kind, parcels: countOf(r.parcels) })),
+    parcels: countOf(total[0]?.parcels ?? 0),
+  };
 }
 
 /** How many of the shop's problems closed in [since, until) for one of these reasons. */

@@ -26,8 +26,16 @@ export async function claimDueProblemChecks(
   return rows.map((r) => r.id);
 }
 
-/** What the sweep reads of its claimed trackers: the parcel, its shop's rules and its open problems. */
-export function trackersToEvaluate(prisma: DatabaseClient, ids: string[]) {
+/**
+ * What the sweep reads of its claimed trackers: the parcel, its shop's rules, its open problems and those
+ * the sweep itself closed since `closedSince` (an episode they may continue).
+ */
+export function trackersToEvaluate(
+  prisma: DatabaseClient,
+  ids: string[],
+  closedSince: Date,
+  closedBy: readonly string[],
+) {
   return prisma.tracker.findMany({
     where: { id: { in: ids } },
     select: {
@@ -48,7 +56,12 @@ export function trackersToEvaluate(prisma: DatabaseClient, ids: string[]) {
       events: true,
       problemCheckAt: true,
       shop: { select: { timezone: true, problemRules: true } },
-      problems: { where: { closedAt: null }, select: { id: true, kind: true, since: true } },
+      problems: {
+        where: {
+          OR: [{ closedAt: null }, { closedAt: { gte: closedSince }, closedReason: { in: [...closedBy] } }],
+        },
+        select: { id: true, kind: true, since: true, closedAt: true },
+      },
     },
   });
 }
@@ -94,6 +107,19 @@ export async function closeProblems(tx: Tx, ids: string[], now: Date, reason: st
   const { count } = await tx.shipmentProblem.updateMany({
     where: { id: { in: ids }, closedAt: null },
     data: { closedAt: now, closedReason: reason },
+  });
+  return count;
+}
+
+/**
+ * Opens these closed problems again (an episode continuing), those still closed by one of these reasons:
+ * how many. Their `openedAt` and `since` stay: the episode is not new.
+ */
+export async function reopenProblems(tx: Tx, ids: string[], closedBy: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { count } = await tx.shipmentProblem.updateMany({
+    where: { id: { in: ids }, closedAt: { not: null }, closedReason: { in: [...closedBy] } },
+    data: { closedAt: null, closedReason: null },
   });
   return count;
 }

@@ -41,11 +41,58 @@ export function waitingStoreEvents(prisma: DatabaseClient, fulfillmentIds: strin
       id: true,
       shopId: true,
       fulfillmentId: true,
+      status: true,
       happenedAt: true,
+      state: true,
       nextAttemptAt: true,
+      leaseOwner: true,
       leaseExpiresAt: true,
     },
   });
+}
+
+/**
+ * The writes begun since `since` (their `sentAt`) of these fulfilments of these shops: how many per
+ * fulfilment, and the oldest (when it leaves the window, a write is free again). On the
+ * (shopId, fulfillmentId, sentAt) index.
+ */
+export async function recentStoreWrites(
+  prisma: DatabaseClient,
+  fulfillmentIds: string[],
+  shopIds: string[],
+  since: Date,
+): Promise<Array<{ shopId: string; fulfillmentId: string; count: number; oldest: Date }>> {
+  const groups = await prisma.storeFulfillmentEvent.groupBy({
+    by: ['shopId', 'fulfillmentId'],
+    where: { shopId: { in: shopIds }, fulfillmentId: { in: fulfillmentIds }, sentAt: { gte: since } },
+    _count: { _all: true },
+    _min: { sentAt: true },
+  });
+  return groups.map((g) => ({
+    shopId: g.shopId,
+    fulfillmentId: g.fulfillmentId,
+    count: g._count._all,
+    oldest: g._min.sentAt ?? since,
+  }));
+}
+
+/**
+ * Marks these events superseded (never written: a newer status of their fulfilment replaced it), those
+ * still pending and either leased to `token` or not leased at all: the ids marked.
+ */
+export async function supersedeStoreEvents(
+  prisma: DatabaseClient,
+  ids: string[],
+  token: string,
+  reason: string,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await prisma.storeFulfillmentEvent.updateManyAndReturn({
+    where: { id: { in: ids }, state: 'pending', OR: [{ leaseOwner: token }, { leaseOwner: null }] },
+    data: { state: 'superseded', error: reason, ...leaseGivenBack },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
 }
 
 /** Held events: their lease given back, due at `nextAttemptAt`. */
@@ -61,15 +108,19 @@ export async function holdStoreEvents(
   });
 }
 
-/** Write-ahead: the event is being sent (the store may hold it from now on). How many rows (0: lease lost). */
+/**
+ * Write-ahead: the event is being sent (the store may hold it from now on), a write of its fulfilment's
+ * budget spent at `now`. How many rows (0: lease lost).
+ */
 export async function markStoreEventSending(
   prisma: DatabaseClient,
   id: string,
   token: string,
+  now: Date,
 ): Promise<number> {
   const { count } = await prisma.storeFulfillmentEvent.updateMany({
     where: { id, leaseOwner: token },
-    data: { state: 'sending' },
+    data: { state: 'sending', sentAt: now },
   });
   return count;
 }

@@ -520,7 +520,9 @@ export const shipmentsPage: PageModule = (context) => {
                       ? `refused by the store${e.error ? `: ${e.error}` : ''}`
                       : e.state === 'skipped'
                         ? 'not written (updates were switched off)'
-                        : 'waiting to be written',
+                        : e.state === 'superseded'
+                          ? 'not written: a newer status replaced it (too many updates at once)'
+                          : 'waiting to be written',
                 ),
               ),
             ),
