@@ -5,6 +5,8 @@ import { silentLogger } from '../../src/logger.js';
 import { findOrderParcels } from '../../src/proxy/lookup.js';
 import { ensureShop } from '../../src/shops/shop-repository.js';
 import { type DeliveryProcessorDeps, processDeliveries } from '../../src/webhooks/process-deliveries.js';
+import { customersRedactPayload } from '../../src/webhooks/payloads.js';
+import { redactInSteps, redactOrdersPerStep, type StepRunner } from '../../src/webhooks/topics/compliance.js';
 import { useTestDatabase } from '../helpers/database.js';
 import { createDelivery, fulfillmentBody, uniqueDomain } from '../helpers/factories.js';
 import { storeHolding } from '../helpers/store-confirmer.js';
@@ -166,6 +168,40 @@ async function redactThroughTheWorker(count: number) {
 }
 
 describe('customers/redact of many orders', () => {
+  it('a redact interrupted part-way (a crash after its first step) is finished by its next attempt', async () => {
+    const { domain, shop, orders } = await seedCustomer(redactOrdersPerStep * 2 + 10);
+    const body = {
+      shop_id: 1,
+      shop_domain: domain,
+      customer: { id: 77, email: EMAIL },
+      orders_to_redact: orders.map(Number),
+    };
+    const redact = await createDelivery(db.prisma, body, { shopDomain: domain, topic: 'customers/redact' });
+    // The first attempt dies after its first short transaction (the shop read, then one step of orders).
+    let steps = 0;
+    const crashing: StepRunner = (work) => {
+      if (++steps > 2) throw new Error('process died');
+      return db.prisma.$transaction(work);
+    };
+    const request = customersRedactPayload.parse(body);
+    await expect(redactInSteps(crashing, domain, request, redact.id)).rejects.toThrow('process died');
+    // The customer's lines still holding a postal code (the other customer's one line aside).
+    const left = async () =>
+      (await db.prisma.trackingLine.count({ where: { shopId: shop.id, postalCode: { not: null } } })) - 1;
+    expect(await left()).toBe(orders.length - redactOrdersPerStep);
+    // Its body is still there (the redact's own body is never emptied by its steps): the retry finishes it.
+    const stats = await processDeliveries(deps(), 10);
+    expect(stats).toMatchObject({ claimed: 1, applied: 1, errored: 0 });
+    expect(await left()).toBe(0);
+    expect(
+      await db.prisma.fulfillment.count({ where: { shopId: shop.id, customerEmailHash: { not: null } } }),
+    ).toBe(1);
+    expect(await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: redact.id } })).toMatchObject({
+      state: 'processed',
+      payload: '',
+    });
+  });
+
   it('applies a redact of 1 200 orders in one pass and leaves nothing of them', async () => {
     await redactThroughTheWorker(1_200);
   });
