@@ -60,7 +60,7 @@ export async function findParcelByNumber(
   deps: { prisma: DatabaseClient; carriers: CarrierRepository },
   shopId: string,
   trackingNumber: string,
-): Promise<{ parcel: ShopperParcel; orderKeys: string[] } | null> {
+): Promise<{ parcel: ShopperParcel; orderKeys: string[]; redactedAt: Date | null } | null> {
   const number = trackingNumber.trim();
   if (number === '' || number.length > lookupNumberMaxLength) return null;
   const spellings = [...new Set([number, number.toUpperCase(), number.toLowerCase()])];
@@ -69,6 +69,7 @@ export async function findParcelByNumber(
   return {
     parcel: parcelOf(line, await providerLabels(deps.carriers, [line])),
     orderKeys: orderKeysToRefresh([line]),
+    redactedAt: line.redactedAt,
   };
 }
 
@@ -158,15 +159,28 @@ export async function findOrderParcels(
   };
 }
 
+/** When a customers/redact last named one of these lines' orders, if one did. */
+function redactedAtOf(lines: readonly ShopperLineRow[]): Date | null {
+  const times = lines.flatMap((l) => (l.redactedAt ? [l.redactedAt.getTime()] : []));
+  return times.length > 0 ? new Date(Math.max(...times)) : null;
+}
+
 /**
  * One order's parcels by its id, for a signed share link (src/proxy/view-link.ts): the link stands for the
- * e-mail. Null when the shop holds no wanted parcel of the order (any more).
+ * e-mail. Null when the shop holds no wanted parcel of the order (any more). `redactedAt`: when a
+ * customers/redact named the order (a link made before opens nothing).
  */
 export async function findOrderParcelsById(
   deps: { prisma: DatabaseClient; carriers: CarrierRepository },
   shopId: string,
   orderId: string,
-): Promise<{ orderId: string; orderName: string; parcels: ShopperParcel[]; orderKeys: string[] } | null> {
+): Promise<{
+  orderId: string;
+  orderName: string;
+  parcels: ShopperParcel[];
+  orderKeys: string[];
+  redactedAt: Date | null;
+} | null> {
   const lines = await linesOfOrders(deps.prisma, shopId, [orderId], orderParcelsShown);
   if (lines.length === 0) return null;
   const labels = await providerLabels(deps.carriers, lines);
@@ -175,6 +189,7 @@ export async function findOrderParcelsById(
     orderName: lines[0]!.orderName ?? `#${orderId}`,
     parcels: lines.map((l) => parcelOf(l, labels)),
     orderKeys: orderKeysToRefresh(lines),
+    redactedAt: redactedAtOf(lines),
   };
 }
 

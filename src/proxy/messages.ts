@@ -76,7 +76,7 @@ export const proxyMessagesSchema = z.strictObject({
   copyLink: text,
   /** The copy button once it copied. */
   linkCopied: text,
-  /** Under the share link; `{day}` is the last day it opens this page. */
+  /** Under the share link; `{day}` and `{time}` are when it stops opening this page (store's time zone). */
   shareValidUntil: text,
   /** The contact line: the question, then the store's e-mail or the merchant's page. */
   contactQuestion: text,

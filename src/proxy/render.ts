@@ -67,10 +67,10 @@ export function weekdayDate(value: string, locale: string): string {
   return `${part('weekday')}, ${part('day')} ${part('month')}`;
 }
 
-/** A result's share link: the page's own address for this view, and the last day it opens it. */
+/** A result's share link: the page's own address for this view, and until when it opens it. */
 export interface ShareLink {
   href: string;
-  /** YYYY-MM-DD. */
+  /** The instant it stops opening the view (ISO 8601). */
   validUntil: string;
 }
 
@@ -288,6 +288,17 @@ function orderSection(order: ProxyOrder, page: ProxyPage, level: number): string
   }</section>`;
 }
 
+/** A link's end as its day ("Saturday, 28 November") and time ("14:05") where the store is. */
+function untilWords(instant: string, page: ProxyPage): { day: string; time: string } {
+  const timeZone = page.timeZone ?? 'UTC';
+  const date = new Date(instant);
+  if (Number.isNaN(date.getTime())) return { day: instant, time: '' };
+  const time = new Intl.DateTimeFormat(page.locale, { hour: 'numeric', minute: '2-digit', timeZone }).format(
+    date,
+  );
+  return { day: weekdayDate(localDay(instant, timeZone) ?? instant, page.locale), time };
+}
+
 function shareBlock(page: ProxyPage): string {
   if (!page.share) return '';
   const m = page.messages;
@@ -295,9 +306,7 @@ function shareBlock(page: ProxyPage): string {
   return `<div class="ts-share"><a href="${href}">${text(m.shareLink)}</a> <button type="button" hidden data-ts-copy="${href}" data-ts-copied="${text(
     m.linkCopied,
   )}">${text(m.copyLink)}</button><p class="ts-place">${text(
-    formatProxyMessage(page.locale, m.shareValidUntil, {
-      day: weekdayDate(page.share.validUntil, page.locale),
-    }),
+    formatProxyMessage(page.locale, m.shareValidUntil, untilWords(page.share.validUntil, page)),
   )}</p></div>`;
 }
 

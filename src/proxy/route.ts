@@ -18,7 +18,7 @@ import {
 import { proxyLocale, proxyMessages } from './messages.js';
 import { type ProxyPage, proxyPagePolicy, renderProxyPage } from './render.js';
 import { readTrackingPageSettings } from '../shops/tracking-page-settings.js';
-import { checkViewToken, viewLinkExpiry, viewToken, type ViewTarget } from './view-link.js';
+import { checkViewToken, madeBefore, viewLinkExpiry, viewToken, type ViewTarget } from './view-link.js';
 import type { LookupLimiter, Visitor } from './lookup-limits.js';
 import { trackingPageLookups } from '../observability/metrics.js';
 import type { OrderRefresher } from './refresh.js';
@@ -147,18 +147,24 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       }
     } else if (view !== null) {
       const checked = checkViewToken(deps.apiSecret, shop.id, view, now);
-      if (!checked.ok) page.result = { kind: 'expired' };
-      else if (checked.target.kind === 'parcel') {
-        const number = checked.target.trackingNumber;
+      // A link made before the shop cut its links off (an uninstall) or before a redact of its order opens
+      // nothing; one that opens shares itself again, never a new one: no link outlives the first.
+      const open = checked.ok && !madeBefore(checked.issuedAt, shop.viewLinksValidFrom) ? checked : null;
+      const live = (found: { redactedAt: Date | null } | null) =>
+        found !== null && open !== null && !madeBefore(open.issuedAt, found.redactedAt);
+      if (open === null) page.result = { kind: 'expired' };
+      else if (open.target.kind === 'parcel') {
+        const number = open.target.trackingNumber;
         const found = await fresh(() => findParcelByNumber(deps, shop.id, number));
-        page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'expired' };
+        page.result = live(found) ? { kind: 'parcel', parcel: found!.parcel } : { kind: 'expired' };
       } else {
-        const orderId = checked.target.orderId;
+        const orderId = open.target.orderId;
         const found = await fresh(() => findOrderParcelsById(deps, shop.id, orderId));
-        page.result = found
-          ? { kind: 'order', orderName: found.orderName, parcels: found.parcels }
+        page.result = live(found)
+          ? { kind: 'order', orderName: found!.orderName, parcels: found!.parcels }
           : { kind: 'expired' };
       }
+      if (open !== null && page.result.kind !== 'expired') page.share = sameLink(view, open.expiresAt, page);
     } else if (page.order !== '' || email !== null) {
       const found = await fresh(() => findOrderParcels(deps, shop.id, page.order, email ?? ''));
       page.result = found
@@ -170,20 +176,11 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
       const found = await fresh(() => findParcelByNumber(deps, shop.id, tracking));
       page.result = found ? { kind: 'parcel', parcel: found.parcel } : { kind: 'not_found' };
     }
-    if (page.result.kind === 'parcel')
+    if (page.result.kind === 'parcel' && view === null)
       page.share = shareLink(
         deps.apiSecret,
         shop.id,
         { kind: 'parcel', trackingNumber: page.result.parcel.trackingNumber },
-        page,
-        now,
-      );
-    // An order view opened from a share link shares itself again.
-    if (view !== null && page.result.kind === 'order' && page.result.parcels[0])
-      page.share = shareLink(
-        deps.apiSecret,
-        shop.id,
-        { kind: 'order', orderId: page.result.parcels[0].orderId },
         page,
         now,
       );
@@ -197,15 +194,17 @@ export function proxyRoute(deps: ProxyDeps): RequestHandler {
   };
 }
 
-/** The answer's share link, on the page's own path, in its language and mode. */
+/** The answer's new share link, on the page's own path, in its language and mode. */
 function shareLink(apiSecret: string, shopId: string, target: ViewTarget, page: ProxyPage, now: number) {
-  const params = new URLSearchParams({ view: viewToken(apiSecret, shopId, target, now) });
+  return sameLink(viewToken(apiSecret, shopId, target, now), viewLinkExpiry(now), page);
+}
+
+/** A share link of this `view` token (the one the page was opened with, or a new one) and its expiry. */
+function sameLink(token: string, expiresAt: Date, page: ProxyPage) {
+  const params = new URLSearchParams({ view: token });
   if (page.localeParam) params.set('locale', page.localeParam);
   if (page.html) params.set('format', 'html');
-  return {
-    href: `${page.action}?${params.toString()}`,
-    validUntil: viewLinkExpiry(now).toISOString().slice(0, 10),
-  };
+  return { href: `${page.action}?${params.toString()}`, validUntil: expiresAt.toISOString() };
 }
 
 /** The parcels the page shows, whatever the answer. */

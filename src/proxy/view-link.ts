@@ -5,6 +5,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * page's "Copy link" gives and what the order status extension links to. The `view` parameter carries the
  * shop, what it shows and until when, signed with a key derived from the app's secret (never the secret
  * itself); it opens the same view until it expires, and only in its own shop.
+ *
+ * A link is never renewed: a page opened from a link shares that same link, so no link opens its view past
+ * the lifetime of the first one. It carries when it was made, and opens nothing when made before the shop
+ * cut its links off (an uninstall: `Shop.viewLinksValidFrom`) or before a customers/redact named its order
+ * (`TrackingLine.redactedAt`): both read with the rows the page reads anyway, so a check costs nothing more.
+ * Links of the first format (no issue time) were all made `viewLinkLifetimeMs` before their expiry.
  */
 
 export type ViewTarget = { kind: 'parcel'; trackingNumber: string } | { kind: 'order'; orderId: string };
@@ -15,7 +21,7 @@ export const viewLinkLifetimeMs = 60 * 86_400_000;
 const maxTokenLength = 400;
 
 export type ViewLinkCheck =
-  | { ok: true; target: ViewTarget; expiresAt: Date }
+  | { ok: true; target: ViewTarget; expiresAt: Date; issuedAt: Date }
   | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' | 'other_shop' };
 
 function keyOf(apiSecret: string): Buffer {
@@ -41,8 +47,9 @@ export function viewToken(
 ): string {
   const ref = target.kind === 'parcel' ? target.trackingNumber : target.orderId;
   const expires = viewLinkExpiry(now, lifetimeMs).getTime() / 1000;
+  const issued = Math.floor(now / 1000);
   const payload = Buffer.from(
-    JSON.stringify([1, shopId, target.kind === 'parcel' ? 'p' : 'o', ref, expires]),
+    JSON.stringify([2, shopId, target.kind === 'parcel' ? 'p' : 'o', ref, expires, issued]),
   ).toString('base64url');
   return `${payload}.${signatureOf(apiSecret, payload).toString('base64url')}`;
 }
@@ -62,10 +69,11 @@ export function checkViewToken(apiSecret: string, shopId: string, token: string,
   } catch {
     return { ok: false, reason: 'malformed' };
   }
+  const version = Array.isArray(fields) ? fields[0] : null;
   if (
     !Array.isArray(fields) ||
-    fields.length !== 5 ||
-    fields[0] !== 1 ||
+    !((version === 1 && fields.length === 5) || (version === 2 && fields.length === 6)) ||
+    (version === 2 && typeof fields[5] !== 'number') ||
     typeof fields[1] !== 'string' ||
     (fields[2] !== 'p' && fields[2] !== 'o') ||
     typeof fields[3] !== 'string' ||
@@ -76,11 +84,23 @@ export function checkViewToken(apiSecret: string, shopId: string, token: string,
   const expiresAt = new Date(fields[4] * 1000);
   if (expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
   const ref = fields[3];
+  const issuedAt = new Date(
+    version === 2 ? (fields[5] as number) * 1000 : expiresAt.getTime() - viewLinkLifetimeMs,
+  );
   return {
     ok: true,
     target: fields[2] === 'p' ? { kind: 'parcel', trackingNumber: ref } : { kind: 'order', orderId: ref },
     expiresAt,
+    issuedAt,
   };
+}
+
+/**
+ * Whether a link made at `issuedAt` was cut off by a cut-off at `from` (an uninstall, a redact). The link's
+ * time is in whole seconds, rounded down: one made in the same second as the cut-off counts as before it.
+ */
+export function madeBefore(issuedAt: Date, from: Date | null | undefined): boolean {
+  return from != null && issuedAt.getTime() <= from.getTime();
 }
 
 /**

@@ -88,10 +88,13 @@ export function shopsInstallState(
 
 /** app/uninstalled: the shop's row marked uninstalled, its work held. How many rows (0: unknown shop). */
 export async function markShopUninstalled(tx: Tx, domain: string): Promise<number> {
+  const now = new Date();
   const { count } = await tx.shop.updateMany({
     where: { domain },
     data: {
-      uninstalledAt: new Date(),
+      uninstalledAt: now,
+      // Share links made before an uninstall stay dead after a reinstall (src/proxy/view-link.ts).
+      viewLinksValidFrom: now,
       ...pausedColumns('uninstalled'),
     },
   });

@@ -11,7 +11,7 @@ import { yieldToEventLoop } from '../lib/yield-to-event-loop.js';
 import { applyInBulk } from './apply-in-bulk.js';
 import { leasedDeliveries, markDeliveriesDone, recordDeliveryAttempt } from './queries/deliveries.js';
 import { backoffPolicies, type BackoffPolicy } from '../lib/backoff.js';
-import { applyDelivery } from './topics/index.js';
+import { applyDelivery, prepareDelivery } from './topics/index.js';
 import type { TopicResult } from './topics/types.js';
 
 export interface DeliveryProcessorDeps extends QueueWork {
@@ -96,17 +96,24 @@ async function processOne(
   });
   try {
     const matcher = await deps.carriers.matcher();
+    let payload: unknown;
+    try {
+      payload = JSON.parse(delivery.payload);
+    } catch {
+      payload = undefined;
+    }
+    // A use case's bulk too large for one transaction, in short ones of its own first (idempotent).
+    const prepared =
+      payload === undefined ? undefined : await prepareDelivery(deps.prisma, delivery, payload);
     const result = await inTransaction(deps.prisma, async (tx) => {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(delivery.payload);
-      } catch {
-        payload = undefined;
-      }
       const outcome: TopicResult =
         payload === undefined
           ? { kind: 'rejected', detail: 'stored body is not JSON' }
-          : await applyDelivery({ tx, shopDomain: delivery.shopDomain, matcher }, delivery.topic, payload);
+          : await applyDelivery(
+              { tx, shopDomain: delivery.shopDomain, matcher, prepared },
+              delivery.topic,
+              payload,
+            );
       const count = await markDeliveriesDone(tx, token, [delivery.id], outcome);
       if (count !== 1) throw new LeaseLostError();
       return outcome;

@@ -108,7 +108,7 @@ describe('the translations', () => {
       proxyMessages(locale)[key].replace('{day}', day(locale));
     expect(sentence('de', 'arriving')).toBe('Zustellung am Freitag, 27. November');
     expect(sentence('de', 'deliveredOn')).toBe('Zugestellt am Freitag, 27. November');
-    expect(sentence('fr', 'shareValidUntil')).toContain('jusqu’au vendredi 27 novembre.');
+    expect(sentence('fr', 'shareValidUntil')).toContain('jusqu’au vendredi 27 novembre à {time}.');
     expect(sentence('it', 'arriving')).toBe('Arriva venerdì 27 novembre');
     expect(sentence('ja', 'arriving')).toBe('11月27日金曜日にお届け予定');
     expect(proxyMessages('pl').parcelCount.replace('{n}', '1').replace('{total}', '2')).toBe('Paczka 1 z 2');

@@ -12,6 +12,7 @@ describe('share links (view=)', () => {
       ok: true,
       target: { kind: 'parcel', trackingNumber: '1Z999AA10123456784' },
       expiresAt: new Date(Math.floor((now + viewLinkLifetimeMs) / 1000) * 1000),
+      issuedAt: new Date(Math.floor(now / 1000) * 1000),
     });
     const order = viewToken(secret, 'shop-a', { kind: 'order', orderId: '6120000000002' }, now);
     const opened = checkViewToken(secret, 'shop-a', order, now);

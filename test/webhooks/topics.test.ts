@@ -178,7 +178,7 @@ describe('customers/redact', () => {
     const audit = await db.prisma.complianceRequest.findFirstOrThrow({
       where: { topic: 'customers/redact' },
     });
-    expect(JSON.parse(audit.summary)).toMatchObject({ orders: [ORDER_A], lines: 2, bodies: 1, answers: 0 });
+    expect(JSON.parse(audit.summary)).toMatchObject({ orders: 1, lines: 2, bodies: 1, answers: 0 });
   });
 
   it('leaves nothing holding the customer’s postal code, an earlier data request’s answer included', async () => {
@@ -196,7 +196,7 @@ describe('customers/redact', () => {
     const audit = await db.prisma.complianceRequest.findFirstOrThrow({
       where: { topic: 'customers/redact' },
     });
-    expect(JSON.parse(audit.summary)).toMatchObject({ orders: [ORDER_A], answers: 1 });
+    expect(JSON.parse(audit.summary)).toMatchObject({ orders: 1, answers: 1 });
 
     // The earlier answer still lists what it listed for the other order.
     const answer = await db.prisma.complianceRequest.findFirstOrThrow({

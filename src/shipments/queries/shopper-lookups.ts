@@ -39,6 +39,7 @@ const lineColumns = {
   trackingUrl: true,
   carrierName: true,
   createdAt: true,
+  redactedAt: true,
   tracker: { select: trackerColumns },
 } as const;
 
@@ -51,6 +52,8 @@ export interface ShopperLineRow {
   trackingUrl: string | null;
   carrierName: string | null;
   createdAt: Date;
+  /** When a customers/redact named the line's order (share links made before open nothing). */
+  redactedAt: Date | null;
   tracker: {
     desired: string;
     provider: string;

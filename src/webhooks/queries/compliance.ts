@@ -16,41 +16,46 @@ export async function recordComplianceRequest(
   await tx.complianceRequest.create({ data: { shopDomain, topic, summary } });
 }
 
+/** Orders per statement when reading what is held for them: far below both databases' parameter limits. */
+const ordersPerRead = 500;
+
 /** What the shop holds of these orders' tracking lines: the data a data request reports. */
-export function heldLinesOfOrders(tx: Tx, shopId: string, orders: string[]) {
-  return tx.trackingLine.findMany({
-    where: { shopId, orderId: { in: orders } },
-    select: {
-      orderId: true,
-      orderName: true,
-      trackingNumber: true,
-      carrierName: true,
-      postalCode: true,
-      destinationCountry: true,
-    },
-  });
+export async function heldLinesOfOrders(tx: Tx, shopId: string, orders: string[]) {
+  const held = [];
+  for (let i = 0; i < orders.length; i += ordersPerRead) {
+    held.push(
+      ...(await tx.trackingLine.findMany({
+        where: { shopId, orderId: { in: orders.slice(i, i + ordersPerRead) } },
+        select: {
+          orderId: true,
+          orderName: true,
+          trackingNumber: true,
+          carrierName: true,
+          postalCode: true,
+          destinationCountry: true,
+        },
+      })),
+    );
+  }
+  return held;
 }
 
-/**
- * Clears the customer's e-mail hash from the shop's fulfilments of these orders, and of every fulfilment
- * with one of the given hashes: how many.
- */
-export async function forgetFulfillmentEmails(
-  tx: Tx,
-  shopId: string,
-  orders: string[],
-  byEmail: Array<{ customerEmailHash: string }>,
-): Promise<number> {
-  return (
-    await tx.fulfillment.updateMany({
-      where: {
-        shopId,
-        customerEmailHash: { not: null },
-        OR: [{ orderId: { in: orders } }, ...byEmail],
-      },
-      data: { customerEmailHash: null },
-    })
-  ).count;
+/** Clears the customer's e-mail hash from the shop's fulfilments of these orders: how many. */
+export async function forgetOrderEmails(tx: Tx, shopId: string, orders: string[]): Promise<number> {
+  const { count } = await tx.fulfillment.updateMany({
+    where: { shopId, orderId: { in: orders }, customerEmailHash: { not: null } },
+    data: { customerEmailHash: null },
+  });
+  return count;
+}
+
+/** Clears this e-mail hash from every fulfilment of the shop that has it (other orders of the customer). */
+export async function forgetEmailHash(tx: Tx, shopId: string, hash: string): Promise<number> {
+  const { count } = await tx.fulfillment.updateMany({
+    where: { shopId, customerEmailHash: hash },
+    data: { customerEmailHash: null },
+  });
+  return count;
 }
 
 /** The shop's customers were redacted now: the shoppers' page's cached orders from before are not used. */
@@ -58,46 +63,79 @@ export async function markCustomersRedacted(tx: Tx, shopId: string): Promise<voi
   await tx.shop.update({ where: { id: shopId }, data: { customersRedactedAt: new Date() } });
 }
 
-/** Forgets the destination of these orders' tracking lines and of their trackers: how many lines. */
-export async function forgetOrderDestinations(tx: Tx, shopId: string, orders: string[]): Promise<number> {
+/**
+ * Forgets the destination of these orders' tracking lines and of their trackers, and marks the lines
+ * redacted at `at` (share links to them made before open nothing): how many lines. Two statements of
+ * `orders.length` parameters each (the trackers through their lines, by the (shopId, orderId) index).
+ */
+export async function forgetOrderDestinations(
+  tx: Tx,
+  shopId: string,
+  orders: string[],
+  at: Date,
+): Promise<number> {
   const redacted = { postalCode: null, destinationCountry: null };
-  const lines = (
-    await tx.trackingLine.updateMany({
-      where: { shopId, orderId: { in: orders } },
-      data: redacted,
-    })
-  ).count;
-  const trackerIds = await tx.trackingLine.findMany({
-    where: { shopId, orderId: { in: orders }, trackerId: { not: null } },
-    select: { trackerId: true },
-  });
   await tx.tracker.updateMany({
-    where: { id: { in: trackerIds.map((t) => t.trackerId!) } },
+    where: {
+      shopId,
+      lines: { some: { shopId, orderId: { in: orders } } },
+      OR: [{ postalCode: { not: null } }, { destinationCountry: { not: null } }],
+    },
     data: redacted,
   });
-  return lines;
+  const { count } = await tx.trackingLine.updateMany({
+    where: { shopId, orderId: { in: orders } },
+    data: { ...redacted, redactedAt: at },
+  });
+  return count;
 }
 
-/** The shop's stored bodies that may name one of the orders (a text search: it only narrows). */
-export function bodiesMentioning(
+/** One page of stored bodies (oldest first, after `after`), with where the next page starts. */
+export interface BodyPage {
+  bodies: Array<{ id: string; topic: string; payload: string }>;
+  next: { receivedAt: Date; id: string } | null;
+}
+
+/**
+ * A page of the shop's stored bodies in one state (pending and failed deliveries are the only ones that
+ * keep a body: a processed one is emptied at once), read on the (shopDomain, state, receivedAt, id) index
+ * after `after`: what a redact reads to find the bodies naming its orders, a page at a time.
+ */
+export async function storedBodiesPage(
   tx: Tx,
   shopDomain: string,
-  orders: ReadonlySet<string>,
-): Promise<Array<{ id: string; topic: string; payload: string }>> {
-  return tx.webhookDelivery.findMany({
+  state: 'pending' | 'failed',
+  after: { receivedAt: Date; id: string } | null,
+  take: number,
+): Promise<BodyPage> {
+  const rows = await tx.webhookDelivery.findMany({
     where: {
       shopDomain,
-      payload: { not: '' },
-      OR: [...orders].map((orderId) => ({ payload: { contains: orderId } })),
+      state,
+      ...(after
+        ? {
+            OR: [
+              { receivedAt: { gt: after.receivedAt } },
+              { receivedAt: after.receivedAt, id: { gt: after.id } },
+            ],
+          }
+        : {}),
     },
-    select: { id: true, topic: true, payload: true },
+    select: { id: true, topic: true, payload: true, receivedAt: true },
+    orderBy: [{ receivedAt: 'asc' }, { id: 'asc' }],
+    take,
   });
+  const last = rows.at(-1);
+  return {
+    bodies: rows.filter((r) => r.payload !== '').map(({ id, topic, payload }) => ({ id, topic, payload })),
+    next: last && rows.length === take ? { receivedAt: last.receivedAt, id: last.id } : null,
+  };
 }
 
 /** Empties these deliveries' stored bodies: how many. */
 export async function emptyDeliveryBodies(tx: Tx, ids: string[]): Promise<number> {
   const { count } = await tx.webhookDelivery.updateMany({
-    where: { id: { in: ids } },
+    where: { id: { in: ids }, payload: { not: '' } },
     data: { payload: '' },
   });
   return count;

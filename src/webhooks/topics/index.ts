@@ -1,9 +1,16 @@
 import { type CheckedBody, checkTopicBody, type SupportedTopic, type TopicBody } from '../topic-bodies.js';
 import { handleAppUninstalled } from './app-uninstalled.js';
-import { handleCustomersDataRequest, handleCustomersRedact, handleShopRedact } from './compliance.js';
+import type { DatabaseClient } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import {
+  handleCustomersDataRequest,
+  handleCustomersRedact,
+  handleShopRedact,
+  redactInSteps,
+} from './compliance.js';
 import { handleFulfillment } from './fulfillment.js';
 import { handleOrderCancelled } from './order-cancelled.js';
-import type { TopicContext, TopicHandler, TopicResult } from './types.js';
+import type { PreparedWork, TopicContext, TopicHandler, TopicResult } from './types.js';
 
 /** Every topic the app subscribes to, and the use case that handles it. */
 export const topicHandlers: { readonly [T in SupportedTopic]: TopicHandler<T> } = {
@@ -40,4 +47,27 @@ export async function applyDelivery(
       : { kind: 'rejected', detail: `${check.reason}: ${check.detail}` };
   }
   return handleChecked(ctx, check.checked as CheckedBody);
+}
+
+/**
+ * The part of a stored delivery's use case that may be too large for one transaction, done first in short
+ * transactions of its own (each idempotent: a delivery tried again after a crash part-way finishes it); the
+ * delivery's own transaction then applies the rest with `prepared`. Today: a customers/redact's orders and
+ * bodies. Nothing for other topics, or for a body that fails its check (the use case rejects it).
+ */
+export async function prepareDelivery(
+  db: DatabaseClient,
+  delivery: { id: string; topic: string; shopDomain: string },
+  payload: unknown,
+): Promise<PreparedWork | undefined> {
+  if (delivery.topic !== 'customers/redact') return undefined;
+  const check = checkTopicBody(delivery.topic, delivery.shopDomain, payload);
+  if (!check.ok || check.checked.topic !== 'customers/redact') return undefined;
+  const counts = await redactInSteps(
+    (work) => inTransaction(db, work),
+    delivery.shopDomain,
+    check.checked.body,
+    delivery.id,
+  );
+  return { topic: 'customers/redact', counts };
 }

@@ -8,6 +8,21 @@ export interface TopicContext {
   shopDomain: string;
   /** Built before the transaction opens (SQLite has one connection: no reads beside the transaction). */
   matcher: CarrierMatcher;
+  /** Work the worker already did for this delivery in steps of their own (src/webhooks/topics/index.ts). */
+  prepared?: PreparedWork;
+}
+
+/**
+ * A topic's bulk applied before the delivery's transaction, in short transactions of its own, because it may
+ * be too large for one (a customers/redact of thousands of orders); the use case then records it.
+ */
+export type PreparedWork = { topic: 'customers/redact'; counts: RedactCounts };
+
+/** What a customers/redact's steps changed: tracking lines, fulfilment e-mail hashes and stored bodies. */
+export interface RedactCounts {
+  lines: number;
+  emails: number;
+  bodies: number;
 }
 
 /**
