@@ -79,7 +79,7 @@ const settled = (t: string) =>
     AND ${t}."nextPollAt" IS NULL AND ${t}."problemCheckAt" IS NULL
     AND (${t}."leaseExpiresAt" IS NULL OR ${t}."leaseExpiresAt" < :now)
     AND (${t}."pollLeaseExpiresAt" IS NULL OR ${t}."pollLeaseExpiresAt" < :now)
-    AND NOT EXISTS (SELECT 1 FROM "StoreFulfillmentEvent" AS e WHERE e."trackerId" = ${t}."id" AND (e."state" || '') NOT IN ('sent', 'skipped'))
+    AND NOT EXISTS (SELECT 1 FROM "StoreFulfillmentEvent" AS e WHERE e."trackerId" = ${t}."id" AND (e."state" || '') NOT IN ('sent', 'skipped', 'superseded'))
     AND NOT EXISTS (SELECT 1 FROM "ShipmentProblem" AS p WHERE p."trackerId" = ${t}."id" AND p."closedAt" IS NULL)
     AND NOT EXISTS (SELECT 1 FROM "TrackingLine" AS l JOIN "StoreTrackingLink" AS k ON k."shopId" = l."shopId" AND k."fulfillmentId" = l."fulfillmentId"
       WHERE l."trackerId" = ${t}."id" AND (k."state" || '') NOT IN ('sent', 'skipped'))`;
