@@ -10,17 +10,18 @@ import { parseServiceTime, type StatusChange, statusChanges } from './status.js'
  * hands, or a faulty service.
  *
  * - Events dated more than `maxEventLeadMs` ahead of now are refused: dropped from the read before anything
- *   is derived from it. A day of slack, because the service gives times without a zone (read as UTC): a
- *   carrier writing local time east of UTC is up to 14 h "ahead". Anything further is garbage, and letting it
- *   through froze the parcel (no read ever writes older over newer).
+ *   is derived from it. The service gives times without a zone (read as UTC), so a carrier writing local
+ *   time east of UTC is up to 14 h "ahead" (UTC+14, Kiribati): that, and five minutes of clock skew, is the
+ *   slack. Anything further is garbage, and letting it through froze the parcel (no read ever writes older
+ *   over newer).
  * - Ties at the same instant follow the lifecycle: a final status is never undone by a non-final one at the
  *   same time (`readSupersedes`). Times are instants, whatever zone offset they were written with.
  * - One read queues at most `maxStoreEventsPerRead` store events per fulfilment: the newest platform status
  *   changes of its history (`storeEventChanges`).
  */
 
-/** An event more than this far ahead of now is refused. */
-export const maxEventLeadMs = 24 * 3_600_000;
+/** An event more than this far ahead of now is refused: the furthest zone east of UTC (+14 h) and a skew. */
+export const maxEventLeadMs = 14 * 3_600_000 + 5 * 60_000;
 
 /**
  * The service's clock, when it is not ours: the local emulator's (`npm run dev`, the tests), whose virtual
@@ -34,7 +35,7 @@ export function setServiceClock(clock: (() => number) | null): void {
   serviceClock = clock;
 }
 
-/** The latest time an event may have: a day past now, by our clock or the service's if that runs ahead. */
+/** The latest time an event may have: `maxEventLeadMs` past now, by our clock or the service's if that runs ahead. */
 function latestAllowed(now: Date): number {
   return Math.max(now.getTime(), serviceClock?.() ?? -Infinity) + maxEventLeadMs;
 }

@@ -55,7 +55,7 @@ describe('withoutFutureEvents', () => {
   const labelled = event('pre_transit', serviceTime(now.getTime() - 2 * hour), 'label_created');
   const pickedUp = event('in_transit', serviceTime(now.getTime() - hour), 'picked_up');
 
-  it('leaves a read with nothing ahead untouched, and allows a day of slack for times in another zone', () => {
+  it('leaves a read with nothing ahead untouched, and allows the furthest zone east of UTC (+14 h) and a skew', () => {
     const local = event('in_transit', serviceTime(now.getTime() + 14 * hour), 'arrived_at_facility');
     const read = shipment('in_transit', [labelled, pickedUp, local]);
     expect(withoutFutureEvents(read, now)).toEqual({ shipment: read, refused: 0, usable: true });
@@ -63,7 +63,19 @@ describe('withoutFutureEvents', () => {
     expect(withoutFutureEvents(edge, now).refused).toBe(0);
   });
 
-  it('drops events more than a day ahead; status and last event time become the newest kept event’s', () => {
+  it('refuses an event beyond that slack: 15 hours ahead is no zone’s local time', () => {
+    const ahead = shipment('in_transit', [
+      labelled,
+      event('in_transit', serviceTime(now.getTime() + 15 * hour)),
+    ]);
+    const bounded = withoutFutureEvents(ahead, now);
+    // The event and the read's last event time (the shipment helper dates it by its newest event).
+    expect(bounded).toMatchObject({ refused: 2, usable: true });
+    expect(bounded.shipment.events).toEqual([labelled]);
+    expect(maxEventLeadMs).toBeLessThan(15 * hour);
+  });
+
+  it('drops events beyond the slack; status and last event time become the newest kept event’s', () => {
     const read = shipment(
       'delivered',
       [labelled, pickedUp, event('delivered', '9999-12-31 23:59:59', 'delivered')],
